@@ -1,0 +1,15 @@
+# Turn the catalog JSON files into a C source (cr_embedded_* symbols).
+# Run as: cmake -DOUT=file.c -DDATA_DIR=dir -DVERSION=x -P embed.cmake
+set(body "/* Generated from the JSON files in data/ by cmake/embed.cmake. Do not edit. */\n#include <stddef.h>\n\n")
+foreach(name models quants rigs)
+  file(READ "${DATA_DIR}/${name}.json" hex HEX)
+  string(LENGTH "${hex}" hexlen)
+  math(EXPR len "${hexlen} / 2")
+  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
+  string(REGEX REPLACE "(0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,)" "\\1\n" bytes "${bytes}")
+  string(APPEND body "const char cr_embedded_${name}[] = {\n${bytes}0x00};\n")
+  string(APPEND body "const size_t cr_embedded_${name}_len = ${len};\n\n")
+endforeach()
+string(APPEND body "const char cr_embedded_version[] = \"${VERSION}\";\n")
+file(WRITE "${OUT}.tmp" "${body}")
+file(COPY_FILE "${OUT}.tmp" "${OUT}" ONLY_IF_DIFFERENT)

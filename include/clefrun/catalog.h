@@ -1,0 +1,215 @@
+/**
+ * @file catalog.h
+ * @brief The catalog: models, quantization presets and hardware rigs.
+ *
+ * A catalog is three JSON documents (models.json, quants.json, rigs.json;
+ * format in docs/catalog.md). The shipped ones are compiled into the library
+ * (cr_catalog_load_embedded); cr_catalog_load_dir reads a directory instead.
+ * Loading validates every field and rejects the first problem with a message
+ * naming the file and the JSON path, e.g.
+ * "data/rigs.json: rigs[3].devices[0].bandwidth_gbs: expected a positive number".
+ *
+ * The records below are plain structs with their units in the field names;
+ * the estimator (estimate.h) takes them as they are, whether they came from
+ * the catalog, a custom rig spec (rig.h) or, later, a GGUF header.
+ */
+#ifndef CLEFRUN_CATALOG_H
+#define CLEFRUN_CATALOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+#include "clefrun/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CR_ID_MAX 48        /**< ids: 47 characters and a terminator */
+#define CR_NAME_MAX 128     /**< display names */
+#define CR_TEXT_MAX 1024    /**< notes */
+#define CR_URL_MAX 512      /**< one source URL */
+#define CR_MAX_LAYERS 512   /**< most transformer blocks a model may have */
+#define CR_MAX_DEVICE_GROUPS 4
+#define CR_MAX_SOURCES 4
+
+/** Attention kind of one layer. */
+typedef enum cr_layer_kind {
+	CR_LAYER_FULL = 0,      /**< full attention: KV grows with the context */
+	CR_LAYER_SLIDING = 1,   /**< sliding-window or chunked attention: KV capped */
+	CR_LAYER_RECURRENT = 2  /**< linear attention / SSM: no KV, fixed state */
+} cr_layer_kind;
+
+/** Gated DeltaNet (linear attention) dimensions, per layer. */
+typedef struct cr_linear_attn {
+	uint32_t k_heads, k_head_dim; /**< key heads and width */
+	uint32_t v_heads, v_head_dim; /**< value heads and width */
+	uint32_t conv_kernel;         /**< short convolution kernel length */
+} cr_linear_attn;
+
+/** A model's architecture and published facts. */
+typedef struct cr_model {
+	char id[CR_ID_MAX];
+	char name[CR_NAME_MAX];
+	char family[CR_ID_MAX];
+	char developer[CR_NAME_MAX];
+	char license[CR_ID_MAX];
+	char released[16];
+	char backbone[CR_ID_MAX];   /**< catalog id of the base model, or "" */
+	char arch[CR_ID_MAX];       /**< llama.cpp architecture name */
+	uint64_t params;            /**< total parameters */
+	uint64_t active_params;     /**< parameters read per token (MoE: active) */
+	uint32_t context_max;       /**< training context, tokens */
+	uint32_t vocab;
+	uint32_t n_layers;
+	uint32_t hidden;            /**< n_embd */
+	uint32_t ffn;               /**< dense FFN width; MoE: one expert */
+	uint32_t n_heads;
+	uint32_t head_dim_k, head_dim_v;
+	uint16_t kv_heads[CR_MAX_LAYERS];   /**< per layer; 0 = no KV */
+	uint8_t layer_kind[CR_MAX_LAYERS];  /**< cr_layer_kind per layer */
+	uint32_t window;            /**< sliding window / chunk, tokens (0 if none) */
+	cr_linear_attn linear;      /**< set when some layer is recurrent */
+	bool mla;                   /**< multi-head latent attention */
+	uint32_t mla_kv_lora_rank, mla_rope_dim;
+	uint32_t experts_total, experts_used, experts_shared; /**< 0 when dense */
+	bool tied_embeddings;
+	char notes[CR_TEXT_MAX];
+	char sources[CR_MAX_SOURCES][CR_URL_MAX];
+	unsigned n_sources;
+} cr_model;
+
+/** A quantization preset (a llama-quantize mix). */
+typedef struct cr_quant {
+	char id[CR_ID_MAX];          /**< "Q4_K_M" */
+	double bpw;                  /**< whole-file average bits per weight */
+	char base_type[CR_ID_MAX];   /**< ggml type of most tensors */
+	char description[CR_NAME_MAX];
+	char source[CR_URL_MAX];
+} cr_quant;
+
+/** llama.cpp backend family. */
+typedef enum cr_backend {
+	CR_BACKEND_CUDA = 0,
+	CR_BACKEND_METAL,
+	CR_BACKEND_ROCM,
+	CR_BACKEND_VULKAN,
+	CR_BACKEND_CPU,
+	CR_BACKEND_COUNT
+} cr_backend;
+
+/** What kind of memory a device has. */
+typedef enum cr_mem_kind {
+	CR_MEM_DISCRETE = 0, /**< dedicated VRAM */
+	CR_MEM_UNIFIED,      /**< shared with the OS, GPU may use a share */
+	CR_MEM_SYSTEM,       /**< system RAM read by the CPU */
+	CR_MEM_KIND_COUNT
+} cr_mem_kind;
+
+/** A group of identical devices within a rig. */
+typedef struct cr_device {
+	char name[CR_NAME_MAX];
+	uint32_t count;           /**< number of such devices */
+	double memory_gib;        /**< per device, 2^30 bytes */
+	double bandwidth_gbs;     /**< per device, 10^9 bytes/s, vendor peak */
+	double fp16_tflops;       /**< per device, dense; 0 = unknown */
+	cr_backend backend;
+	cr_mem_kind kind;
+	double usable_fraction;   /**< share usable by the runtime, (0, 1] */
+} cr_device;
+
+/** A machine: one or more device groups. */
+typedef struct cr_rig {
+	char id[CR_ID_MAX];
+	char name[CR_NAME_MAX];
+	bool reference;           /**< one of the 22 reference rigs of the seeds */
+	bool unreleased;          /**< the hardware does not exist as described */
+	cr_device devices[CR_MAX_DEVICE_GROUPS];
+	unsigned n_devices;       /**< device groups used */
+	double interconnect_gbs;  /**< per-GPU link, 0 if none */
+	double seed_memory_gb;    /**< the seeds' figure, 0 if none */
+	double seed_bandwidth_gbs;
+	char notes[CR_TEXT_MAX];
+	char sources[CR_MAX_SOURCES][CR_URL_MAX];
+	unsigned n_sources;
+} cr_rig;
+
+/** An opaque, immutable catalog. */
+typedef struct cr_catalog cr_catalog;
+
+/**
+ * Load the catalog compiled into the library.
+ * @param out receives a catalog the caller frees with cr_catalog_free.
+ * @return 0, or a negative cr_status with @p err filled (if non-NULL).
+ */
+int cr_catalog_load_embedded(cr_catalog **out, cr_error *err);
+
+/**
+ * Load models.json, quants.json and rigs.json from a directory.
+ * Messages name the files as "DIR/models.json".
+ */
+int cr_catalog_load_dir(const char *dir, cr_catalog **out, cr_error *err);
+
+/**
+ * Load a catalog from three in-memory JSON documents. @p names gives the
+ * file names used in messages (models, quants, rigs); NULL uses
+ * "models.json", "quants.json", "rigs.json". The buffers need not be
+ * NUL-terminated and are not kept.
+ */
+int cr_catalog_load_buffers(const char *models, size_t models_len,
+			    const char *quants, size_t quants_len,
+			    const char *rigs, size_t rigs_len,
+			    const char *const names[3],
+			    cr_catalog **out, cr_error *err);
+
+/** Free a catalog; NULL is a no-op. Records obtained from it die with it. */
+void cr_catalog_free(cr_catalog *cat);
+
+/** Counts and indexed access (index < count; NULL otherwise). Owned by the catalog. */
+size_t cr_catalog_model_count(const cr_catalog *cat);
+const cr_model *cr_catalog_model_at(const cr_catalog *cat, size_t i);
+size_t cr_catalog_quant_count(const cr_catalog *cat);
+const cr_quant *cr_catalog_quant_at(const cr_catalog *cat, size_t i);
+size_t cr_catalog_rig_count(const cr_catalog *cat);
+const cr_rig *cr_catalog_rig_at(const cr_catalog *cat, size_t i);
+
+/** Look up by id (models and rigs: exact, case-insensitive; quants: case-insensitive). NULL if absent. */
+const cr_model *cr_catalog_find_model(const cr_catalog *cat, const char *id);
+const cr_quant *cr_catalog_find_quant(const cr_catalog *cat, const char *id);
+const cr_rig *cr_catalog_find_rig(const cr_catalog *cat, const char *id);
+
+/** What cr_catalog_suggest searches. */
+typedef enum cr_catalog_kind {
+	CR_KIND_MODEL = 0,
+	CR_KIND_QUANT,
+	CR_KIND_RIG
+} cr_catalog_kind;
+
+/**
+ * The catalog ids closest to @p name (edit distance, then shared prefix),
+ * best first. Writes up to @p max pointers (owned by the catalog) to @p out.
+ * @return how many were written.
+ */
+size_t cr_catalog_suggest(const cr_catalog *cat, cr_catalog_kind kind,
+			  const char *name, const char **out, size_t max);
+
+/** The catalog's version string ("2026.11.30"), from the data files' build. */
+const char *cr_catalog_version(void);
+
+/** Names of enums as the JSON files spell them ("cuda", "discrete", ...). */
+const char *cr_backend_name(cr_backend b);
+const char *cr_mem_kind_name(cr_mem_kind k);
+
+/** Parse those names; return 0 or CR_ERR_INVALID. */
+int cr_backend_parse(const char *s, cr_backend *out);
+int cr_mem_kind_parse(const char *s, cr_mem_kind *out);
+
+/** Number of layers of each kind, and of layers that keep a KV cache. */
+unsigned cr_model_count_layers(const cr_model *m, cr_layer_kind kind);
+unsigned cr_model_kv_layers(const cr_model *m);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

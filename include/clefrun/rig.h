@@ -1,0 +1,45 @@
+/**
+ * @file rig.h
+ * @brief Ad-hoc rigs from a one-line spec.
+ *
+ * Grammar (keys in any order, no spaces):
+ *
+ *   custom:mem_gb=24,bw_gbs=1008[,devices=2][,tflops=165]
+ *          [,backend=cuda|metal|rocm|vulkan|cpu][,kind=discrete|unified|system]
+ *
+ * mem_gb is the memory of ONE device in binary gigabytes (as memory is sold:
+ * a "24 GB" card has 24 GiB), bw_gbs its bandwidth in decimal GB/s, tflops
+ * its dense FP16 throughput. Defaults: devices=1, tflops=0 (prefill not
+ * estimated), backend=cuda, kind=discrete (backend=cpu implies kind=system,
+ * backend=metal kind=unified unless given).
+ */
+#ifndef CLEFRUN_RIG_H
+#define CLEFRUN_RIG_H
+
+#include "clefrun/catalog.h"
+#include "clefrun/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The prefix that marks a spec. */
+#define CR_RIG_SPEC_PREFIX "custom:"
+
+/**
+ * Parse @p spec (with its "custom:" prefix) into @p out.
+ * @return 0; CR_ERR_PARSE for a syntax error, CR_ERR_INVALID for an
+ *   unknown key, a missing mem_gb/bw_gbs or a value out of range; the
+ *   message names the key.
+ */
+int cr_rig_parse_spec(const char *spec, cr_rig *out, cr_error *err);
+
+/** Σ count × memory_gib × 2^30 over all device groups, bytes. */
+uint64_t cr_rig_memory_bytes(const cr_rig *rig);
+/** Σ count × bandwidth over all device groups, GB/s (the seeds' "aggregate"). */
+double cr_rig_aggregate_bandwidth_gbs(const cr_rig *rig);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

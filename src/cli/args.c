@@ -1,0 +1,115 @@
+/* The option parser: --name value, --name=value, flags; help from the same table. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+void cli_parser_init(cli_parser *p, const char *cmd, int argc, char **argv)
+{
+	p->argc = argc;
+	p->argv = argv;
+	p->i = 1;
+	p->cmd = cmd;
+}
+
+int cli_next(cli_parser *p, const cli_opt *opts, const char **val)
+{
+	const char *a, *eq;
+	size_t nlen;
+
+	*val = NULL;
+	if (p->i >= p->argc)
+		return CLI_OPT_END;
+	a = p->argv[p->i++];
+	if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
+		return CLI_OPT_HELP;
+	if (strncmp(a, "--", 2) != 0 || a[2] == '\0') {
+		if (a[0] == '-' && a[1] != '\0') {
+			fprintf(stderr, "%s: unknown option '%s' (see --help)\n", p->cmd, a);
+			return CLI_OPT_ERROR;
+		}
+		*val = a;
+		return CLI_OPT_POSITIONAL;
+	}
+	a += 2;
+	eq = strchr(a, '=');
+	nlen = eq ? (size_t)(eq - a) : strlen(a);
+	for (const cli_opt *o = opts; o->name; o++) {
+		if (strlen(o->name) != nlen || strncmp(o->name, a, nlen) != 0)
+			continue;
+		if (!o->arg) {
+			if (eq) {
+				fprintf(stderr, "%s: option '--%s' takes no value\n", p->cmd, o->name);
+				return CLI_OPT_ERROR;
+			}
+			return o->id;
+		}
+		if (eq) {
+			*val = eq + 1;
+		} else if (p->i < p->argc) {
+			*val = p->argv[p->i++];
+		} else {
+			fprintf(stderr, "%s: option '--%s' needs a value (%s)\n", p->cmd, o->name,
+				o->arg);
+			return CLI_OPT_ERROR;
+		}
+		if (!**val) {
+			fprintf(stderr, "%s: option '--%s': empty value (expected %s)\n", p->cmd,
+				o->name, o->arg);
+			return CLI_OPT_ERROR;
+		}
+		return o->id;
+	}
+	fprintf(stderr, "%s: unknown option '--%.*s' (see --help)\n", p->cmd, (int)nlen, a);
+	return CLI_OPT_ERROR;
+}
+
+void cli_print_help(FILE *f, const char *usage, const char *summary, const cli_opt *opts)
+{
+	fprintf(f, "usage: %s\n\n%s\n\noptions:\n", usage, summary);
+	for (const cli_opt *o = opts; o->name; o++) {
+		char left[64];
+
+		snprintf(left, sizeof(left), "--%s%s%s", o->name, o->arg ? " " : "",
+			 o->arg ? o->arg : "");
+		fprintf(f, "  %-26s %s\n", left, o->help);
+	}
+	fprintf(f, "  %-26s %s\n", "-h, --help", "show this help");
+}
+
+int cli_parse_u32(const char *opt, const char *s, unsigned long lo, unsigned long hi,
+		  unsigned *out)
+{
+	char *end = NULL;
+	unsigned long long v;
+
+	if (s[0] == '-' || s[0] == '+' || s[0] == ' ' || s[0] == '\0') {
+		fprintf(stderr, "clefrun: %s: expected a whole number from %lu to %lu, got '%s'\n",
+			opt, lo, hi, s);
+		return -1;
+	}
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < lo || v > hi) {
+		fprintf(stderr, "clefrun: %s: expected a whole number from %lu to %lu, got '%s'\n",
+			opt, lo, hi, s);
+		return -1;
+	}
+	*out = (unsigned)v;
+	return 0;
+}
+
+int cli_parse_format(const char *s, cli_format *out)
+{
+	static const char *const names[] = { "table", "json", "csv", "markdown" };
+
+	for (int i = 0; i < 4; i++) {
+		if (strcmp(s, names[i]) == 0) {
+			*out = (cli_format)i;
+			return 0;
+		}
+	}
+	fprintf(stderr, "clefrun: --format: expected table, json, csv or markdown, got '%s'\n", s);
+	return -1;
+}

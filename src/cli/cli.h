@@ -1,0 +1,107 @@
+/*
+ * Shared pieces of the clefrun command line: exit codes, the option parser
+ * that also writes --help, catalog and id resolution, output formats.
+ * The CLI sees only the library's public headers.
+ */
+#ifndef CLEFRUN_CLI_H
+#define CLEFRUN_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "clefrun/clefrun.h"
+
+/* Exit codes, documented in README.md and docs/cli.md. */
+enum cli_exit {
+	EXIT_OK_ = 0,      /* every row fits / command succeeded */
+	EXIT_ERROR = 1,    /* runtime error: unreadable or invalid file, ... */
+	EXIT_USAGE = 2,    /* bad option, unknown model/rig/quant */
+	EXIT_NOFIT = 3     /* some row does not reach --require */
+};
+
+/* Map a library status to an exit code (the one place that does). */
+int cli_exit_for_status(int status);
+
+/* ---- options ------------------------------------------------------------- */
+
+typedef struct cli_opt {
+	const char *name;  /* long name without "--" */
+	const char *arg;   /* metavariable, NULL for a flag */
+	const char *help;  /* one line */
+	int id;
+} cli_opt;
+
+typedef struct cli_parser {
+	int argc;
+	char **argv;
+	int i;
+	const char *cmd;   /* for messages: "clefrun check" */
+} cli_parser;
+
+#define CLI_OPT_HELP 1000
+#define CLI_OPT_END 0
+#define CLI_OPT_ERROR (-1)
+#define CLI_OPT_POSITIONAL (-2)
+
+void cli_parser_init(cli_parser *p, const char *cmd, int argc, char **argv);
+/* Next option: its id (value in *val, NULL for flags), CLI_OPT_POSITIONAL
+ * (word in *val), CLI_OPT_END, or CLI_OPT_ERROR (message printed). */
+int cli_next(cli_parser *p, const cli_opt *opts, const char **val);
+void cli_print_help(FILE *f, const char *usage, const char *summary, const cli_opt *opts);
+
+/* Strict numbers: whole string, in range; message names the option. */
+int cli_parse_u32(const char *opt, const char *s, unsigned long lo, unsigned long hi,
+		  unsigned *out);
+
+/* ---- output formats -------------------------------------------------------- */
+
+typedef enum cli_format { FMT_TABLE = 0, FMT_JSON, FMT_CSV, FMT_MARKDOWN } cli_format;
+int cli_parse_format(const char *s, cli_format *out);
+
+/* A grid of cells, rendered as an aligned table, CSV (RFC 4180) or Markdown. */
+#define CLI_MAX_COLS 16
+typedef struct cli_table {
+	const char *headers[CLI_MAX_COLS];
+	bool right[CLI_MAX_COLS]; /* right-align (numbers) */
+	int ncols;
+	char **cells;            /* rows × ncols, owned */
+	int nrows, cap;
+} cli_table;
+
+void cli_table_init(cli_table *t, int ncols, const char *const *headers, const bool *right);
+/* Append a row; `cells` has ncols strings (copied). Returns 0 or -1 (no memory). */
+int cli_table_add(cli_table *t, const char *const *cells);
+void cli_table_render(const cli_table *t, cli_format fmt, FILE *f);
+void cli_table_free(cli_table *t);
+
+/* ---- catalog --------------------------------------------------------------- */
+
+typedef struct cli_globals {
+	const char *catalog_dir; /* --catalog, else $CLEFRUN_CATALOG, else embedded */
+} cli_globals;
+
+/* Load the catalog chosen by --catalog / CLEFRUN_CATALOG / the embedded one.
+ * Prints an error and returns NULL on failure. */
+cr_catalog *cli_open_catalog(const cli_globals *g);
+
+/* Resolve an id or print "unknown model 'x' (did you mean ...)" and return NULL. */
+const cr_model *cli_find_model(const cr_catalog *cat, const char *id);
+const cr_quant *cli_find_quant(const cr_catalog *cat, const char *id);
+/* Rigs: a catalog id or a "custom:" spec (parsed into *scratch). */
+const cr_rig *cli_find_rig(const cr_catalog *cat, const char *id, cr_rig *scratch);
+
+/* Human units. */
+void cli_fmt_gib(char *buf, size_t cap, double bytes);
+void cli_fmt_ctx(char *buf, size_t cap, unsigned ctx);
+void cli_fmt_params(char *buf, size_t cap, unsigned long long params);
+void cli_fmt_rate(char *buf, size_t cap, double tps);
+
+/* ---- commands -------------------------------------------------------------- */
+
+typedef int (*cli_cmd_fn)(const cli_globals *g, int argc, char **argv);
+int cmd_check(const cli_globals *g, int argc, char **argv);
+int cmd_models(const cli_globals *g, int argc, char **argv);
+int cmd_rigs(const cli_globals *g, int argc, char **argv);
+int cmd_quants(const cli_globals *g, int argc, char **argv);
+
+#endif

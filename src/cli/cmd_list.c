@@ -1,0 +1,287 @@
+/* clefrun models | rigs | quants: the catalog, in every output format. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "cli.h"
+
+enum { O_FORMAT = 1, O_CATALOG };
+
+static const cli_opt list_opts[] = {
+	{ "format", "F", "table, json, csv or markdown (default table)", O_FORMAT },
+	{ "catalog", "DIR", "read the catalog from DIR", O_CATALOG },
+	{ NULL, NULL, NULL, 0 },
+};
+
+/* Parse the shared options; returns -1 after --help, an exit code on error, 0 to go on. */
+static int list_args(const char *cmd, const char *summary, int argc, char **argv,
+		     cli_globals *g, cli_format *fmt)
+{
+	char usage[96];
+	cli_parser p;
+	const char *v;
+	int id;
+
+	snprintf(usage, sizeof(usage), "%s [--format F]", cmd);
+	cli_parser_init(&p, cmd, argc, argv);
+	while ((id = cli_next(&p, list_opts, &v)) != CLI_OPT_END) {
+		switch (id) {
+		case CLI_OPT_HELP:
+			cli_print_help(stdout, usage, summary, list_opts);
+			return -1;
+		case O_FORMAT:
+			if (cli_parse_format(v, fmt))
+				return EXIT_USAGE;
+			break;
+		case O_CATALOG:
+			g->catalog_dir = v;
+			break;
+		case CLI_OPT_POSITIONAL:
+			fprintf(stderr, "%s: unexpected argument '%s'\n", cmd, v);
+			return EXIT_USAGE;
+		default:
+			return EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+static int emit_json(cJSON *root)
+{
+	char *s = cJSON_Print(root);
+
+	cJSON_Delete(root);
+	if (!s) {
+		fprintf(stderr, "clefrun: out of memory\n");
+		return EXIT_ERROR;
+	}
+	puts(s);
+	free(s);
+	return EXIT_OK_;
+}
+
+static const char *attention_kind(const cr_model *m)
+{
+	if (m->mla)
+		return "mla";
+	if (cr_model_count_layers(m, CR_LAYER_RECURRENT))
+		return "hybrid";
+	if (cr_model_count_layers(m, CR_LAYER_SLIDING))
+		return "sliding";
+	return "full";
+}
+
+int cmd_models(const cli_globals *g0, int argc, char **argv)
+{
+	static const char *const hdr[] = { "ID", "NAME", "PARAMS", "ACTIVE", "CONTEXT", "LAYERS",
+		"KV LAYERS", "ATTENTION", "LICENSE" };
+	static const bool right[] = { false, false, true, true, true, true, true, false, false };
+	cli_globals g = *g0;
+	cli_format fmt = FMT_TABLE;
+	cr_catalog *cat;
+	int rc = list_args("clefrun models", "List the catalog's models.", argc, argv, &g, &fmt);
+
+	if (rc)
+		return rc < 0 ? EXIT_OK_ : rc;
+	if (!(cat = cli_open_catalog(&g)))
+		return EXIT_ERROR;
+	if (fmt == FMT_JSON) {
+		cJSON *root = cJSON_CreateObject(), *arr;
+
+		cJSON_AddStringToObject(root, "schema", "clefrun.models-list/1");
+		arr = cJSON_AddArrayToObject(root, "models");
+		for (size_t i = 0; i < cr_catalog_model_count(cat); i++) {
+			const cr_model *m = cr_catalog_model_at(cat, i);
+			cJSON *o = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(o, "id", m->id);
+			cJSON_AddStringToObject(o, "name", m->name);
+			cJSON_AddStringToObject(o, "family", m->family);
+			cJSON_AddStringToObject(o, "developer", m->developer);
+			cJSON_AddStringToObject(o, "license", m->license);
+			cJSON_AddStringToObject(o, "released", m->released);
+			cJSON_AddStringToObject(o, "arch", m->arch);
+			cJSON_AddNumberToObject(o, "params", (double)m->params);
+			cJSON_AddNumberToObject(o, "active_params", (double)m->active_params);
+			cJSON_AddNumberToObject(o, "context_max", m->context_max);
+			cJSON_AddNumberToObject(o, "layers", m->n_layers);
+			cJSON_AddNumberToObject(o, "kv_layers", cr_model_kv_layers(m));
+			cJSON_AddStringToObject(o, "attention", attention_kind(m));
+			cJSON_AddItemToArray(arr, o);
+		}
+		cr_catalog_free(cat);
+		return emit_json(root);
+	}
+	cli_table t;
+
+	cli_table_init(&t, 9, hdr, right);
+	for (size_t i = 0; i < cr_catalog_model_count(cat); i++) {
+		const cr_model *m = cr_catalog_model_at(cat, i);
+		char p[32], a[32], c[32], l[16], k[16];
+		const char *cells[9] = { m->id, m->name, p, a, c, l, k, attention_kind(m), m->license };
+
+		if (fmt == FMT_CSV) {
+			snprintf(p, sizeof(p), "%llu", (unsigned long long)m->params);
+			snprintf(a, sizeof(a), "%llu", (unsigned long long)m->active_params);
+			snprintf(c, sizeof(c), "%u", m->context_max);
+		} else {
+			cli_fmt_params(p, sizeof(p), m->params);
+			cli_fmt_params(a, sizeof(a), m->active_params);
+			cli_fmt_ctx(c, sizeof(c), m->context_max);
+		}
+		snprintf(l, sizeof(l), "%u", m->n_layers);
+		snprintf(k, sizeof(k), "%u", cr_model_kv_layers(m));
+		cli_table_add(&t, cells);
+	}
+	cli_table_render(&t, fmt, stdout);
+	cli_table_free(&t);
+	cr_catalog_free(cat);
+	return EXIT_OK_;
+}
+
+static void device_summary(const cr_rig *r, char *buf, size_t cap)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < r->n_devices && used < cap; i++) {
+		const cr_device *d = &r->devices[i];
+		int n = snprintf(buf + used, cap - used, "%s%ux %s", i ? " + " : "", d->count, d->name);
+
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+}
+
+int cmd_rigs(const cli_globals *g0, int argc, char **argv)
+{
+	static const char *const hdr[] = { "ID", "NAME", "MEMORY GiB", "BANDWIDTH GB/s",
+		"FP16 TFLOPS", "KIND", "DEVICES", "REF" };
+	static const bool right[] = { false, false, true, true, true, false, false, false };
+	cli_globals g = *g0;
+	cli_format fmt = FMT_TABLE;
+	cr_catalog *cat;
+	int rc = list_args("clefrun rigs", "List the catalog's rigs: the 22 reference rigs of the seed pages, then single devices.",
+			   argc, argv, &g, &fmt);
+
+	if (rc)
+		return rc < 0 ? EXIT_OK_ : rc;
+	if (!(cat = cli_open_catalog(&g)))
+		return EXIT_ERROR;
+	if (fmt == FMT_JSON) {
+		cJSON *root = cJSON_CreateObject(), *arr;
+
+		cJSON_AddStringToObject(root, "schema", "clefrun.rigs-list/1");
+		arr = cJSON_AddArrayToObject(root, "rigs");
+		for (size_t i = 0; i < cr_catalog_rig_count(cat); i++) {
+			const cr_rig *r = cr_catalog_rig_at(cat, i);
+			cJSON *o = cJSON_CreateObject(), *devs;
+
+			cJSON_AddStringToObject(o, "id", r->id);
+			cJSON_AddStringToObject(o, "name", r->name);
+			cJSON_AddBoolToObject(o, "reference", r->reference);
+			cJSON_AddBoolToObject(o, "unreleased", r->unreleased);
+			cJSON_AddNumberToObject(o, "memory_bytes", (double)cr_rig_memory_bytes(r));
+			cJSON_AddNumberToObject(o, "aggregate_bandwidth_gbs", cr_rig_aggregate_bandwidth_gbs(r));
+			devs = cJSON_AddArrayToObject(o, "devices");
+			for (unsigned k = 0; k < r->n_devices; k++) {
+				const cr_device *d = &r->devices[k];
+				cJSON *dj = cJSON_CreateObject();
+
+				cJSON_AddStringToObject(dj, "name", d->name);
+				cJSON_AddNumberToObject(dj, "count", d->count);
+				cJSON_AddNumberToObject(dj, "memory_gib", d->memory_gib);
+				cJSON_AddNumberToObject(dj, "bandwidth_gbs", d->bandwidth_gbs);
+				cJSON_AddNumberToObject(dj, "fp16_tflops", d->fp16_tflops);
+				cJSON_AddStringToObject(dj, "backend", cr_backend_name(d->backend));
+				cJSON_AddStringToObject(dj, "kind", cr_mem_kind_name(d->kind));
+				cJSON_AddNumberToObject(dj, "usable_fraction", d->usable_fraction);
+				cJSON_AddItemToArray(devs, dj);
+			}
+			cJSON_AddStringToObject(o, "notes", r->notes);
+			cJSON_AddItemToArray(arr, o);
+		}
+		cr_catalog_free(cat);
+		return emit_json(root);
+	}
+	cli_table t;
+
+	cli_table_init(&t, 8, hdr, right);
+	for (size_t i = 0; i < cr_catalog_rig_count(cat); i++) {
+		const cr_rig *r = cr_catalog_rig_at(cat, i);
+		char mem[32], bw[32], tf[32], devs[256], kind[32];
+		double tflops = 0;
+		const char *cells[8] = { r->id, r->name, mem, bw, tf, kind, devs,
+			r->reference ? (r->unreleased ? "yes (unreleased)" : "yes") : "" };
+
+		for (unsigned k = 0; k < r->n_devices; k++)
+			tflops += r->devices[k].count * r->devices[k].fp16_tflops;
+		snprintf(mem, sizeof(mem), "%g", (double)cr_rig_memory_bytes(r) / 1073741824.0);
+		snprintf(bw, sizeof(bw), "%g", cr_rig_aggregate_bandwidth_gbs(r));
+		snprintf(tf, sizeof(tf), tflops > 0 ? "%g" : "-", tflops);
+		snprintf(kind, sizeof(kind), "%s", cr_mem_kind_name(r->devices[0].kind));
+		for (unsigned k = 1; k < r->n_devices; k++) {
+			size_t l = strlen(kind);
+
+			snprintf(kind + l, sizeof(kind) - l, "+%s", cr_mem_kind_name(r->devices[k].kind));
+		}
+		device_summary(r, devs, sizeof(devs));
+		cli_table_add(&t, cells);
+	}
+	cli_table_render(&t, fmt, stdout);
+	cli_table_free(&t);
+	cr_catalog_free(cat);
+	return EXIT_OK_;
+}
+
+int cmd_quants(const cli_globals *g0, int argc, char **argv)
+{
+	static const char *const hdr[] = { "ID", "BPW", "BASE TYPE", "DESCRIPTION" };
+	static const bool right[] = { false, true, false, false };
+	cli_globals g = *g0;
+	cli_format fmt = FMT_TABLE;
+	cr_catalog *cat;
+	int rc = list_args("clefrun quants", "List the quantization presets (whole-file average bits per weight).",
+			   argc, argv, &g, &fmt);
+
+	if (rc)
+		return rc < 0 ? EXIT_OK_ : rc;
+	if (!(cat = cli_open_catalog(&g)))
+		return EXIT_ERROR;
+	if (fmt == FMT_JSON) {
+		cJSON *root = cJSON_CreateObject(), *arr;
+
+		cJSON_AddStringToObject(root, "schema", "clefrun.quants-list/1");
+		arr = cJSON_AddArrayToObject(root, "quants");
+		for (size_t i = 0; i < cr_catalog_quant_count(cat); i++) {
+			const cr_quant *q = cr_catalog_quant_at(cat, i);
+			cJSON *o = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(o, "id", q->id);
+			cJSON_AddNumberToObject(o, "bpw", q->bpw);
+			cJSON_AddStringToObject(o, "base_type", q->base_type);
+			cJSON_AddStringToObject(o, "description", q->description);
+			cJSON_AddStringToObject(o, "source", q->source);
+			cJSON_AddItemToArray(arr, o);
+		}
+		cr_catalog_free(cat);
+		return emit_json(root);
+	}
+	cli_table t;
+
+	cli_table_init(&t, 4, hdr, right);
+	for (size_t i = 0; i < cr_catalog_quant_count(cat); i++) {
+		const cr_quant *q = cr_catalog_quant_at(cat, i);
+		char bpw[16];
+		const char *cells[4] = { q->id, bpw, q->base_type, q->description };
+
+		snprintf(bpw, sizeof(bpw), "%.2f", q->bpw);
+		cli_table_add(&t, cells);
+	}
+	cli_table_render(&t, fmt, stdout);
+	cli_table_free(&t);
+	cr_catalog_free(cat);
+	return EXIT_OK_;
+}

@@ -1,0 +1,756 @@
+/*
+ * The catalog loader: three JSON documents (docs/catalog.md) into arrays of
+ * plain records. Validation is strict: unknown fields, wrong types, numbers
+ * out of range, duplicate ids and dangling references are errors naming the
+ * file and JSON path.
+ */
+#include "clefrun/catalog.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog_internal.h"
+#include "json_read.h"
+#include "util.h"
+
+/* A data file larger than this is refused before parsing: the shipped ones
+ * are under 100 KiB, and a runaway file must not exhaust memory. */
+#define CR_CATALOG_FILE_MAX (16u << 20)
+
+struct cr_catalog {
+	cr_model *models;
+	size_t n_models;
+	cr_quant *quants;
+	size_t n_quants;
+	cr_rig *rigs;
+	size_t n_rigs;
+};
+
+static const char *const backend_names[CR_BACKEND_COUNT] = {
+	"cuda", "metal", "rocm", "vulkan", "cpu"
+};
+static const char *const mem_kind_names[CR_MEM_KIND_COUNT] = {
+	"discrete", "unified", "system"
+};
+
+const char *cr_backend_name(cr_backend b)
+{
+	return (unsigned)b < CR_BACKEND_COUNT ? backend_names[b] : "?";
+}
+
+const char *cr_mem_kind_name(cr_mem_kind k)
+{
+	return (unsigned)k < CR_MEM_KIND_COUNT ? mem_kind_names[k] : "?";
+}
+
+int cr_backend_parse(const char *s, cr_backend *out)
+{
+	for (int i = 0; i < CR_BACKEND_COUNT; i++) {
+		if (strcmp(s, backend_names[i]) == 0) {
+			*out = (cr_backend)i;
+			return CR_OK;
+		}
+	}
+	return CR_ERR_INVALID;
+}
+
+int cr_mem_kind_parse(const char *s, cr_mem_kind *out)
+{
+	for (int i = 0; i < CR_MEM_KIND_COUNT; i++) {
+		if (strcmp(s, mem_kind_names[i]) == 0) {
+			*out = (cr_mem_kind)i;
+			return CR_OK;
+		}
+	}
+	return CR_ERR_INVALID;
+}
+
+/* ---- shared pieces ---------------------------------------------------- */
+
+static int read_sources(jr_ctx *c, const cJSON *obj, char (*dst)[CR_URL_MAX], unsigned *n)
+{
+	const cJSON *arr, *it;
+	size_t i = 0;
+	int rc = jr_req_array(c, obj, "sources", &arr);
+
+	if (rc)
+		return rc;
+	if (cJSON_GetArraySize(arr) < 1)
+		return jr_fail(c, CR_ERR_INVALID, "sources", "expected at least one source");
+	if (cJSON_GetArraySize(arr) > CR_MAX_SOURCES)
+		return jr_fail(c, CR_ERR_INVALID, "sources", "at most %d sources", CR_MAX_SOURCES);
+	cJSON_ArrayForEach(it, arr) {
+		char key[32];
+
+		snprintf(key, sizeof(key), "sources[%zu]", i);
+		rc = jr_as_string(c, it, key, dst[i], CR_URL_MAX);
+		if (rc)
+			return rc;
+		if (!dst[i][0])
+			return jr_fail(c, CR_ERR_INVALID, key, "empty source");
+		i++;
+	}
+	*n = (unsigned)i;
+	return CR_OK;
+}
+
+/* Parse the top level: {"schema": expected, "<list_key>": [...]} */
+static int read_top(jr_ctx *c, const cJSON *root, const char *schema, const char *list_key,
+		    const cJSON **list)
+{
+	const char *const keys[] = { "schema", list_key, NULL };
+	char got[64];
+	int rc;
+
+	if (!cJSON_IsObject(root))
+		return jr_fail(c, CR_ERR_INVALID, NULL, "expected a JSON object at the top level");
+	rc = jr_check_keys(c, root, keys);
+	if (!rc)
+		rc = jr_req_string(c, root, "schema", got, sizeof(got));
+	if (rc)
+		return rc;
+	if (strcmp(got, schema) != 0)
+		return jr_fail(c, CR_ERR_INVALID, "schema", "expected \"%s\", got \"%s\"", schema, got);
+	rc = jr_req_array(c, root, list_key, list);
+	if (rc)
+		return rc;
+	if (cJSON_GetArraySize(*list) < 1)
+		return jr_fail(c, CR_ERR_INVALID, list_key, "empty list");
+	return CR_OK;
+}
+
+/* ---- quants --------------------------------------------------------------- */
+
+static int read_quant(jr_ctx *c, const cJSON *o, cr_quant *q)
+{
+	static const char *const keys[] = { "id", "bpw", "base_type", "description", "source", NULL };
+	int rc;
+
+	if (!cJSON_IsObject(o))
+		return jr_fail(c, CR_ERR_INVALID, NULL, "expected an object");
+	if ((rc = jr_check_keys(c, o, keys)) ||
+	    (rc = jr_req_string(c, o, "id", q->id, sizeof(q->id))) ||
+	    (rc = jr_check_id(c, "id", q->id, true)) ||
+	    (rc = jr_req_number(c, o, "bpw", 1.0, 32.0, &q->bpw)) ||
+	    (rc = jr_req_string(c, o, "base_type", q->base_type, sizeof(q->base_type))) ||
+	    (rc = jr_req_string(c, o, "description", q->description, sizeof(q->description))) ||
+	    (rc = jr_req_string(c, o, "source", q->source, sizeof(q->source))))
+		return rc;
+	return CR_OK;
+}
+
+/* ---- rigs ------------------------------------------------------------- */
+
+/* Default share of a device's memory the runtime may use, by memory kind
+ * (docs/methodology.md "Usable memory"):
+ * - discrete: all of it; the CUDA context is charged as overhead instead;
+ * - unified: 0.75, Metal's recommendedMaxWorkingSetSize on 64 GB and 192 GB
+ *   Macs (51539.61 MB of 64 GiB, 154618.82 MB of 192 GiB; XiongjieDai logs in
+ *   calibration/measured_memory.md §1) and Strix Halo's 96 of 128 GB;
+ * - system: 0.9, leaving a tenth of RAM to the OS and other programs
+ *   (a clefrun policy, not a measurement). */
+double cr_default_usable_fraction(cr_mem_kind kind)
+{
+	switch (kind) {
+	case CR_MEM_UNIFIED:
+		return 0.75;
+	case CR_MEM_SYSTEM:
+		return 0.9;
+	default:
+		return 1.0;
+	}
+}
+
+static int read_enum(jr_ctx *c, const cJSON *o, const char *key, int (*parse)(const char *, void *),
+		     void *out, const char *allowed)
+{
+	char buf[32];
+	int rc = jr_req_string(c, o, key, buf, sizeof(buf));
+
+	if (rc)
+		return rc;
+	if (parse(buf, out))
+		return jr_fail(c, CR_ERR_INVALID, key, "expected one of %s, got \"%s\"", allowed, buf);
+	return CR_OK;
+}
+
+static int parse_backend_v(const char *s, void *out)
+{
+	return cr_backend_parse(s, out);
+}
+
+static int parse_kind_v(const char *s, void *out)
+{
+	return cr_mem_kind_parse(s, out);
+}
+
+static int read_device(jr_ctx *c, const cJSON *o, cr_device *d)
+{
+	static const char *const keys[] = { "name", "count", "memory_gib", "bandwidth_gbs",
+		"fp16_tflops", "backend", "kind", "usable_fraction", NULL };
+	uint64_t count;
+	int rc;
+
+	if (!cJSON_IsObject(o))
+		return jr_fail(c, CR_ERR_INVALID, NULL, "expected an object");
+	if ((rc = jr_check_keys(c, o, keys)) ||
+	    (rc = jr_req_string(c, o, "name", d->name, sizeof(d->name))) ||
+	    (rc = jr_req_uint(c, o, "count", 1, 64, &count)) ||
+	    (rc = jr_req_number(c, o, "memory_gib", 0.001, 65536.0, &d->memory_gib)) ||
+	    (rc = jr_req_number(c, o, "bandwidth_gbs", 0.001, 1e6, &d->bandwidth_gbs)) ||
+	    (rc = jr_req_number(c, o, "fp16_tflops", 0.0, 1e6, &d->fp16_tflops)) ||
+	    (rc = read_enum(c, o, "backend", parse_backend_v, &d->backend,
+			    "cuda, metal, rocm, vulkan, cpu")) ||
+	    (rc = read_enum(c, o, "kind", parse_kind_v, &d->kind, "discrete, unified, system")))
+		return rc;
+	d->count = (uint32_t)count;
+	d->usable_fraction = cr_default_usable_fraction(d->kind);
+	return jr_opt_number(c, o, "usable_fraction", 0.01, 1.0, &d->usable_fraction);
+}
+
+static int read_rig(jr_ctx *c, const cJSON *o, cr_rig *r)
+{
+	static const char *const keys[] = { "id", "name", "reference", "status", "devices",
+		"interconnect_gbs", "seed", "notes", "sources", NULL };
+	static const char *const seed_keys[] = { "memory_gb", "bandwidth_gbs", NULL };
+	const cJSON *devs, *seed = NULL, *it;
+	char status[16];
+	size_t saved, i = 0;
+	int rc;
+
+	if (!cJSON_IsObject(o))
+		return jr_fail(c, CR_ERR_INVALID, NULL, "expected an object");
+	if ((rc = jr_check_keys(c, o, keys)) ||
+	    (rc = jr_req_string(c, o, "id", r->id, sizeof(r->id))) ||
+	    (rc = jr_check_id(c, "id", r->id, false)) ||
+	    (rc = jr_req_string(c, o, "name", r->name, sizeof(r->name))) ||
+	    (rc = jr_req_bool(c, o, "reference", &r->reference)) ||
+	    (rc = jr_req_string(c, o, "status", status, sizeof(status))) ||
+	    (rc = jr_opt_number(c, o, "interconnect_gbs", 0.0, 1e6, &r->interconnect_gbs)) ||
+	    (rc = jr_opt_string(c, o, "notes", r->notes, sizeof(r->notes))) ||
+	    (rc = read_sources(c, o, r->sources, &r->n_sources)) ||
+	    (rc = jr_req_array(c, o, "devices", &devs)))
+		return rc;
+	if (strcmp(status, "released") == 0)
+		r->unreleased = false;
+	else if (strcmp(status, "unreleased") == 0)
+		r->unreleased = true;
+	else
+		return jr_fail(c, CR_ERR_INVALID, "status",
+			       "expected \"released\" or \"unreleased\", got \"%s\"", status);
+	if (cJSON_GetArraySize(devs) < 1 || cJSON_GetArraySize(devs) > CR_MAX_DEVICE_GROUPS)
+		return jr_fail(c, CR_ERR_INVALID, "devices", "expected 1 to %d device groups",
+			       CR_MAX_DEVICE_GROUPS);
+	cJSON_ArrayForEach(it, devs) {
+		saved = jr_push_key(c, "devices");
+		jr_push_index(c, i);
+		rc = read_device(c, it, &r->devices[i]);
+		jr_pop(c, saved);
+		if (rc)
+			return rc;
+		i++;
+	}
+	r->n_devices = (unsigned)i;
+	if (cJSON_HasObjectItem(o, "seed")) {
+		if ((rc = jr_req_object(c, o, "seed", &seed)))
+			return rc;
+		saved = jr_push_key(c, "seed");
+		if (!(rc = jr_check_keys(c, seed, seed_keys)) &&
+		    !(rc = jr_req_number(c, seed, "memory_gb", 0.001, 1e6, &r->seed_memory_gb)))
+			rc = jr_req_number(c, seed, "bandwidth_gbs", 0.001, 1e7,
+					   &r->seed_bandwidth_gbs);
+		jr_pop(c, saved);
+		if (rc)
+			return rc;
+	}
+	return CR_OK;
+}
+
+/* ---- models ------------------------------------------------------------ */
+
+static int read_linear(jr_ctx *c, const cJSON *o, cr_model *m)
+{
+	static const char *const keys[] = { "k_heads", "k_head_dim", "v_heads", "v_head_dim",
+		"conv_kernel", NULL };
+	const cJSON *la;
+	uint64_t v[5];
+	size_t saved;
+	int rc = jr_req_object(c, o, "linear_attention", &la);
+
+	if (rc)
+		return rc;
+	saved = jr_push_key(c, "linear_attention");
+	rc = jr_check_keys(c, la, keys);
+	for (int i = 0; !rc && i < 5; i++)
+		rc = jr_req_uint(c, la, keys[i], 1, 65536, &v[i]);
+	jr_pop(c, saved);
+	if (rc)
+		return rc;
+	m->linear.k_heads = (uint32_t)v[0];
+	m->linear.k_head_dim = (uint32_t)v[1];
+	m->linear.v_heads = (uint32_t)v[2];
+	m->linear.v_head_dim = (uint32_t)v[3];
+	m->linear.conv_kernel = (uint32_t)v[4];
+	return CR_OK;
+}
+
+static int read_sub_uints(jr_ctx *c, const cJSON *o, const char *key, const char *const *keys,
+			  const uint64_t *lo, uint64_t *v, int n)
+{
+	const cJSON *sub;
+	size_t saved;
+	int rc = jr_req_object(c, o, key, &sub);
+
+	if (rc)
+		return rc;
+	saved = jr_push_key(c, key);
+	rc = jr_check_keys(c, sub, keys);
+	for (int i = 0; !rc && i < n; i++)
+		rc = jr_req_uint(c, sub, keys[i], lo[i], 1u << 20, &v[i]);
+	jr_pop(c, saved);
+	return rc;
+}
+
+static int read_kv_heads(jr_ctx *c, const cJSON *o, cr_model *m)
+{
+	const cJSON *kv = cJSON_GetObjectItemCaseSensitive(o, "kv_heads");
+	uint64_t v;
+	int rc;
+
+	if (!kv)
+		return jr_fail(c, CR_ERR_INVALID, "kv_heads", "missing field (expected an integer or an array)");
+	if (cJSON_IsArray(kv)) {
+		const cJSON *it;
+		size_t i = 0;
+
+		if ((size_t)cJSON_GetArraySize(kv) != m->n_layers)
+			return jr_fail(c, CR_ERR_INVALID, "kv_heads",
+				       "expected %u values (one per layer), got %d", m->n_layers,
+				       cJSON_GetArraySize(kv));
+		cJSON_ArrayForEach(it, kv) {
+			char key[32];
+
+			snprintf(key, sizeof(key), "kv_heads[%zu]", i);
+			if ((rc = jr_as_uint(c, it, key, 0, m->n_heads, &v)))
+				return rc;
+			m->kv_heads[i++] = (uint16_t)v;
+		}
+		return CR_OK;
+	}
+	if ((rc = jr_as_uint(c, kv, "kv_heads", 0, m->n_heads, &v)))
+		return rc;
+	for (uint32_t i = 0; i < m->n_layers; i++)
+		m->kv_heads[i] = (uint16_t)v;
+	return CR_OK;
+}
+
+static int read_model(jr_ctx *c, const cJSON *o, cr_model *m)
+{
+	static const char *const keys[] = { "id", "name", "family", "developer", "license",
+		"released", "backbone", "arch", "params", "active_params", "context_max", "vocab",
+		"layers", "hidden", "ffn", "heads", "kv_heads", "head_dim_k", "head_dim_v",
+		"layer_pattern", "window", "linear_attention", "mla", "experts",
+		"tied_embeddings", "sources", "notes", NULL };
+	static const char *const mla_keys[] = { "kv_lora_rank", "rope_dim", NULL };
+	static const char *const moe_keys[] = { "total", "used", "shared", NULL };
+	static const uint64_t mla_lo[] = { 1, 0 }, moe_lo[] = { 1, 1, 0 };
+	char pattern[CR_MAX_LAYERS + 1] = "F";
+	uint64_t v[8], win = 0;
+	bool has_swa = false, has_rec = false;
+	size_t plen;
+	int rc;
+
+	if (!cJSON_IsObject(o))
+		return jr_fail(c, CR_ERR_INVALID, NULL, "expected an object");
+	if ((rc = jr_check_keys(c, o, keys)) ||
+	    (rc = jr_req_string(c, o, "id", m->id, sizeof(m->id))) ||
+	    (rc = jr_check_id(c, "id", m->id, false)) ||
+	    (rc = jr_req_string(c, o, "name", m->name, sizeof(m->name))) ||
+	    (rc = jr_req_string(c, o, "family", m->family, sizeof(m->family))) ||
+	    (rc = jr_req_string(c, o, "developer", m->developer, sizeof(m->developer))) ||
+	    (rc = jr_req_string(c, o, "license", m->license, sizeof(m->license))) ||
+	    (rc = jr_req_string(c, o, "released", m->released, sizeof(m->released))) ||
+	    (rc = jr_opt_string(c, o, "backbone", m->backbone, sizeof(m->backbone))) ||
+	    (rc = jr_req_string(c, o, "arch", m->arch, sizeof(m->arch))) ||
+	    (rc = jr_req_uint(c, o, "params", 1000, 100000000000000ull, &v[0])) ||
+	    (rc = jr_req_uint(c, o, "active_params", 1000, v[0], &v[1])) ||
+	    (rc = jr_req_uint(c, o, "context_max", 1, 1u << 30, &v[2])) ||
+	    (rc = jr_req_uint(c, o, "vocab", 1, 1u << 24, &v[3])) ||
+	    (rc = jr_req_uint(c, o, "layers", 1, CR_MAX_LAYERS, &v[4])) ||
+	    (rc = jr_req_uint(c, o, "hidden", 1, 1u << 20, &v[5])) ||
+	    (rc = jr_req_uint(c, o, "ffn", 0, 1u << 22, &v[6])) ||
+	    (rc = jr_req_uint(c, o, "heads", 1, 65535, &v[7])))
+		return rc;
+	m->params = v[0];
+	m->active_params = v[1];
+	m->context_max = (uint32_t)v[2];
+	m->vocab = (uint32_t)v[3];
+	m->n_layers = (uint32_t)v[4];
+	m->hidden = (uint32_t)v[5];
+	m->ffn = (uint32_t)v[6];
+	m->n_heads = (uint32_t)v[7];
+	if ((rc = read_kv_heads(c, o, m)) ||
+	    (rc = jr_req_uint(c, o, "head_dim_k", 1, 65536, &v[0])) ||
+	    (rc = jr_req_uint(c, o, "head_dim_v", 1, 65536, &v[1])) ||
+	    (rc = jr_req_bool(c, o, "tied_embeddings", &m->tied_embeddings)) ||
+	    (rc = jr_opt_string(c, o, "layer_pattern", pattern, sizeof(pattern))) ||
+	    (rc = jr_opt_uint(c, o, "window", 1, 1u << 30, &win)) ||
+	    (rc = read_sources(c, o, m->sources, &m->n_sources)) ||
+	    (rc = jr_opt_string(c, o, "notes", m->notes, sizeof(m->notes))))
+		return rc;
+	m->head_dim_k = (uint32_t)v[0];
+	m->head_dim_v = (uint32_t)v[1];
+
+	plen = strlen(pattern);
+	if (plen == 0)
+		return jr_fail(c, CR_ERR_INVALID, "layer_pattern", "empty pattern");
+	for (size_t i = 0; i < plen; i++) {
+		if (pattern[i] == 'S')
+			has_swa = true;
+		else if (pattern[i] == 'L')
+			has_rec = true;
+		else if (pattern[i] != 'F')
+			return jr_fail(c, CR_ERR_INVALID, "layer_pattern",
+				       "unexpected '%c' at %zu (expected F, S or L)", pattern[i], i);
+	}
+	for (uint32_t i = 0; i < m->n_layers; i++) {
+		char k = pattern[i % plen];
+
+		m->layer_kind[i] = k == 'S' ? CR_LAYER_SLIDING : k == 'L' ? CR_LAYER_RECURRENT
+									    : CR_LAYER_FULL;
+	}
+	if (has_swa && !win)
+		return jr_fail(c, CR_ERR_INVALID, "window",
+			       "missing field (layer_pattern has sliding layers)");
+	if (!has_swa && win)
+		return jr_fail(c, CR_ERR_INVALID, "window",
+			       "given, but layer_pattern has no sliding layers");
+	m->window = (uint32_t)win;
+	if (has_rec) {
+		if ((rc = read_linear(c, o, m)))
+			return rc;
+	} else if (cJSON_HasObjectItem(o, "linear_attention")) {
+		return jr_fail(c, CR_ERR_INVALID, "linear_attention",
+			       "given, but layer_pattern has no linear-attention layers");
+	}
+	if (cJSON_HasObjectItem(o, "mla")) {
+		if ((rc = read_sub_uints(c, o, "mla", mla_keys, mla_lo, v, 2)))
+			return rc;
+		m->mla = true;
+		m->mla_kv_lora_rank = (uint32_t)v[0];
+		m->mla_rope_dim = (uint32_t)v[1];
+	}
+	if (cJSON_HasObjectItem(o, "experts")) {
+		if ((rc = read_sub_uints(c, o, "experts", moe_keys, moe_lo, v, 3)))
+			return rc;
+		if (v[1] > v[0])
+			return jr_fail(c, CR_ERR_INVALID, "experts.used",
+				       "more experts used (%llu) than exist (%llu)",
+				       (unsigned long long)v[1], (unsigned long long)v[0]);
+		m->experts_total = (uint32_t)v[0];
+		m->experts_used = (uint32_t)v[1];
+		m->experts_shared = (uint32_t)v[2];
+	}
+	return CR_OK;
+}
+
+/* ---- lists ------------------------------------------------------------- */
+
+typedef int (*read_item_fn)(jr_ctx *, const cJSON *, void *);
+
+static int read_quant_v(jr_ctx *c, const cJSON *o, void *out)
+{
+	return read_quant(c, o, out);
+}
+
+static int read_rig_v(jr_ctx *c, const cJSON *o, void *out)
+{
+	return read_rig(c, o, out);
+}
+
+static int read_model_v(jr_ctx *c, const cJSON *o, void *out)
+{
+	return read_model(c, o, out);
+}
+
+/* Read every element of a list into a calloc'd array of `size`-byte records
+ * whose first member is the id; reject duplicate ids (case-insensitive). */
+static int read_list(jr_ctx *c, const cJSON *list, const char *key, size_t size,
+		     read_item_fn fn, void **items, size_t *n)
+{
+	size_t count = (size_t)cJSON_GetArraySize(list), i = 0;
+	const cJSON *it;
+	char *arr;
+
+	/* Shipped lists hold tens of records; 4096 bounds memory on hostile files. */
+	if (count > 4096)
+		return jr_fail(c, CR_ERR_INVALID, key, "too many entries (%zu, at most 4096)", count);
+	arr = calloc(count, size);
+	if (!arr)
+		return cr_seterr(c->err, CR_ERR_NOMEM, "%s: out of memory", c->file);
+	cJSON_ArrayForEach(it, list) {
+		size_t saved = jr_push_key(c, key);
+		int rc;
+
+		jr_push_index(c, i);
+		rc = fn(c, it, arr + i * size);
+		if (!rc) {
+			const char *id = arr + i * size;
+
+			for (size_t j = 0; j < i; j++) {
+				if (cr_strcasecmp(arr + j * size, id) == 0) {
+					rc = jr_fail(c, CR_ERR_INVALID, "id",
+						     "duplicate id \"%s\" (also %s[%zu])", id, key, j);
+					break;
+				}
+			}
+		}
+		jr_pop(c, saved);
+		if (rc) {
+			free(arr);
+			return rc;
+		}
+		i++;
+	}
+	*items = arr;
+	*n = count;
+	return CR_OK;
+}
+
+static int load_one(const char *buf, size_t len, const char *file, const char *schema,
+		    const char *key, size_t size, read_item_fn fn, void **items, size_t *n,
+		    cr_error *err)
+{
+	const cJSON *list;
+	cJSON *root = NULL;
+	jr_ctx c;
+	int rc;
+
+	jr_init(&c, file, err);
+	if (len > CR_CATALOG_FILE_MAX)
+		return cr_seterr(err, CR_ERR_INVALID, "%s: file too large (%zu bytes, at most %u)",
+				 file, len, CR_CATALOG_FILE_MAX);
+	if ((rc = jr_parse(&c, buf, len, &root)))
+		return rc;
+	rc = read_top(&c, root, schema, key, &list);
+	if (!rc)
+		rc = read_list(&c, list, key, size, fn, items, n);
+	cJSON_Delete(root);
+	return rc;
+}
+
+/* Cross-file checks: a model's backbone must be a catalog model. */
+static int check_refs(const cr_catalog *cat, const char *models_file, cr_error *err)
+{
+	for (size_t i = 0; i < cat->n_models; i++) {
+		const char *bb = cat->models[i].backbone;
+
+		if (bb[0] && !cr_catalog_find_model(cat, bb))
+			return cr_seterr(err, CR_ERR_INVALID,
+					 "%s: models[%zu].backbone: unknown model id \"%s\"",
+					 models_file, i, bb);
+	}
+	return CR_OK;
+}
+
+int cr_catalog_load_buffers(const char *models, size_t models_len, const char *quants,
+			    size_t quants_len, const char *rigs, size_t rigs_len,
+			    const char *const names[3], cr_catalog **out, cr_error *err)
+{
+	static const char *const default_names[3] = { "models.json", "quants.json", "rigs.json" };
+	const char *const *nm = names ? names : default_names;
+	cr_catalog *cat;
+	void *p;
+	int rc;
+
+	*out = NULL;
+	cat = calloc(1, sizeof(*cat));
+	if (!cat)
+		return cr_seterr(err, CR_ERR_NOMEM, "out of memory");
+	rc = load_one(quants, quants_len, nm[1], "clefrun.quants/1", "quants", sizeof(cr_quant),
+		      read_quant_v, &p, &cat->n_quants, err);
+	if (!rc) {
+		cat->quants = p;
+		rc = load_one(rigs, rigs_len, nm[2], "clefrun.rigs/1", "rigs", sizeof(cr_rig),
+			      read_rig_v, &p, &cat->n_rigs, err);
+	}
+	if (!rc) {
+		cat->rigs = p;
+		rc = load_one(models, models_len, nm[0], "clefrun.models/1", "models",
+			      sizeof(cr_model), read_model_v, &p, &cat->n_models, err);
+	}
+	if (!rc) {
+		cat->models = p;
+		rc = check_refs(cat, nm[0], err);
+	}
+	if (rc) {
+		cr_catalog_free(cat);
+		return rc;
+	}
+	*out = cat;
+	return CR_OK;
+}
+
+/* Read a whole file, refusing anything over CR_CATALOG_FILE_MAX. */
+static int slurp(const char *path, char **buf, size_t *len, cr_error *err)
+{
+	FILE *f = fopen(path, "rb");
+	size_t cap = 65536, n = 0;
+	char *b;
+
+	if (!f)
+		return cr_seterr(err, CR_ERR_IO, "%s: %s", path, strerror(errno));
+	b = malloc(cap);
+	if (!b) {
+		fclose(f);
+		return cr_seterr(err, CR_ERR_NOMEM, "%s: out of memory", path);
+	}
+	for (;;) {
+		size_t got = fread(b + n, 1, cap - n, f);
+
+		n += got;
+		if (n < cap) {
+			if (ferror(f)) {
+				fclose(f);
+				free(b);
+				return cr_seterr(err, CR_ERR_IO, "%s: read error", path);
+			}
+			break;
+		}
+		if (cap > CR_CATALOG_FILE_MAX) {
+			fclose(f);
+			free(b);
+			return cr_seterr(err, CR_ERR_INVALID,
+					 "%s: file too large (more than %u bytes)", path,
+					 CR_CATALOG_FILE_MAX);
+		}
+		char *nb = realloc(b, cap * 2);
+
+		if (!nb) {
+			fclose(f);
+			free(b);
+			return cr_seterr(err, CR_ERR_NOMEM, "%s: out of memory", path);
+		}
+		b = nb;
+		cap *= 2;
+	}
+	fclose(f);
+	*buf = b;
+	*len = n;
+	return CR_OK;
+}
+
+int cr_catalog_load_dir(const char *dir, cr_catalog **out, cr_error *err)
+{
+	static const char *const files[3] = { "models.json", "quants.json", "rigs.json" };
+	char paths[3][1024];
+	const char *names[3];
+	char *bufs[3] = { NULL, NULL, NULL };
+	size_t lens[3] = { 0, 0, 0 };
+	int rc = CR_OK;
+
+	*out = NULL;
+	for (int i = 0; i < 3; i++) {
+		int n = snprintf(paths[i], sizeof(paths[i]), "%s/%s", dir, files[i]);
+
+		if (n < 0 || (size_t)n >= sizeof(paths[i]))
+			return cr_seterr(err, CR_ERR_INVALID, "%s: catalog path too long", dir);
+		names[i] = paths[i];
+	}
+	for (int i = 0; i < 3 && !rc; i++)
+		rc = slurp(paths[i], &bufs[i], &lens[i], err);
+	if (!rc)
+		rc = cr_catalog_load_buffers(bufs[0], lens[0], bufs[1], lens[1], bufs[2], lens[2],
+					     names, out, err);
+	for (int i = 0; i < 3; i++)
+		free(bufs[i]);
+	return rc;
+}
+
+int cr_catalog_load_embedded(cr_catalog **out, cr_error *err)
+{
+	static const char *const names[3] = { "data/models.json (embedded)",
+		"data/quants.json (embedded)", "data/rigs.json (embedded)" };
+
+	return cr_catalog_load_buffers(cr_embedded_models, cr_embedded_models_len,
+				       cr_embedded_quants, cr_embedded_quants_len,
+				       cr_embedded_rigs, cr_embedded_rigs_len, names, out, err);
+}
+
+void cr_catalog_free(cr_catalog *cat)
+{
+	if (!cat)
+		return;
+	free(cat->models);
+	free(cat->quants);
+	free(cat->rigs);
+	free(cat);
+}
+
+size_t cr_catalog_model_count(const cr_catalog *cat) { return cat->n_models; }
+size_t cr_catalog_quant_count(const cr_catalog *cat) { return cat->n_quants; }
+size_t cr_catalog_rig_count(const cr_catalog *cat) { return cat->n_rigs; }
+
+const cr_model *cr_catalog_model_at(const cr_catalog *cat, size_t i)
+{
+	return i < cat->n_models ? &cat->models[i] : NULL;
+}
+
+const cr_quant *cr_catalog_quant_at(const cr_catalog *cat, size_t i)
+{
+	return i < cat->n_quants ? &cat->quants[i] : NULL;
+}
+
+const cr_rig *cr_catalog_rig_at(const cr_catalog *cat, size_t i)
+{
+	return i < cat->n_rigs ? &cat->rigs[i] : NULL;
+}
+
+const cr_model *cr_catalog_find_model(const cr_catalog *cat, const char *id)
+{
+	for (size_t i = 0; i < cat->n_models; i++)
+		if (cr_strcasecmp(cat->models[i].id, id) == 0)
+			return &cat->models[i];
+	return NULL;
+}
+
+const cr_quant *cr_catalog_find_quant(const cr_catalog *cat, const char *id)
+{
+	for (size_t i = 0; i < cat->n_quants; i++)
+		if (cr_strcasecmp(cat->quants[i].id, id) == 0)
+			return &cat->quants[i];
+	return NULL;
+}
+
+const cr_rig *cr_catalog_find_rig(const cr_catalog *cat, const char *id)
+{
+	for (size_t i = 0; i < cat->n_rigs; i++)
+		if (cr_strcasecmp(cat->rigs[i].id, id) == 0)
+			return &cat->rigs[i];
+	return NULL;
+}
+
+const char *cr_catalog_version(void)
+{
+	return cr_embedded_version;
+}
+
+unsigned cr_model_count_layers(const cr_model *m, cr_layer_kind kind)
+{
+	unsigned n = 0;
+
+	for (uint32_t i = 0; i < m->n_layers && i < CR_MAX_LAYERS; i++)
+		n += m->layer_kind[i] == kind;
+	return n;
+}
+
+unsigned cr_model_kv_layers(const cr_model *m)
+{
+	unsigned n = 0;
+
+	for (uint32_t i = 0; i < m->n_layers && i < CR_MAX_LAYERS; i++)
+		n += m->layer_kind[i] != CR_LAYER_RECURRENT && m->kv_heads[i] > 0;
+	return n;
+}

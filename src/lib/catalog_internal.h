@@ -1,0 +1,21 @@
+/* Library-internal declarations shared by the catalog modules. */
+#ifndef CLEFRUN_CATALOG_INTERNAL_H
+#define CLEFRUN_CATALOG_INTERNAL_H
+
+#include <stddef.h>
+
+#include "clefrun/catalog.h"
+
+/* The data files compiled in (generated from data/ by cmake/embed.cmake). */
+extern const char cr_embedded_models[];
+extern const size_t cr_embedded_models_len;
+extern const char cr_embedded_quants[];
+extern const size_t cr_embedded_quants_len;
+extern const char cr_embedded_rigs[];
+extern const size_t cr_embedded_rigs_len;
+extern const char cr_embedded_version[];
+
+/* Default usable share of a device's memory by kind (catalog.c). */
+double cr_default_usable_fraction(cr_mem_kind kind);
+
+#endif
