@@ -112,22 +112,47 @@ static uint64_t layer_cell_bytes(const cr_model *m, uint32_t i, const cr_estimat
 	       row_bytes(o->type_v, heads * m->head_dim_v);
 }
 
-/* KV bytes when every layer holds min(its capacity, tokens) cells. */
-static uint64_t kv_bytes_at(const cr_model *m, const cr_estimate_opts *o, uint64_t tokens)
+/* Per-estimate sums over the layers, so that a plan at any context costs
+ * O(1): cell bytes of all full-attention and of all sliding layers. */
+typedef struct profile {
+	uint64_t full_cell_bytes;
+	uint64_t swa_cell_bytes;
+	bool has_full;
+	uint64_t state_bytes;
+} profile;
+
+static void make_profile(const cr_model *m, const cr_estimate_opts *o, profile *pf)
 {
-	uint64_t full = cells_full(o), swa = m->window ? cells_swa(m, o) : 0, total = 0;
-
+	memset(pf, 0, sizeof(*pf));
 	for (uint32_t i = 0; i < m->n_layers && i < CR_MAX_LAYERS; i++) {
-		uint64_t cap = m->layer_kind[i] == CR_LAYER_SLIDING ? swa : full;
+		uint64_t b = layer_cell_bytes(m, i, o);
 
-		total += layer_cell_bytes(m, i, o) * (tokens < cap ? tokens : cap);
+		if (m->layer_kind[i] == CR_LAYER_SLIDING) {
+			pf->swa_cell_bytes += b;
+		} else if (m->layer_kind[i] == CR_LAYER_FULL) {
+			pf->full_cell_bytes += b;
+			pf->has_full |= b > 0;
+		}
 	}
-	return total;
+	pf->state_bytes = cr_estimate_state_bytes(m, o);
+}
+
+/* KV bytes when every layer holds min(its capacity, tokens) cells. */
+static uint64_t kv_bytes_at(const cr_model *m, const profile *pf, const cr_estimate_opts *o,
+			    uint64_t tokens)
+{
+	uint64_t full = cells_full(o), swa = m->window ? cells_swa(m, o) : 0;
+
+	return pf->full_cell_bytes * (tokens < full ? tokens : full) +
+	       pf->swa_cell_bytes * (tokens < swa ? tokens : swa);
 }
 
 uint64_t cr_estimate_kv_bytes(const cr_model *m, const cr_estimate_opts *o)
 {
-	return kv_bytes_at(m, o, UINT64_MAX);
+	profile pf;
+
+	make_profile(m, o, &pf);
+	return kv_bytes_at(m, &pf, o, UINT64_MAX);
 }
 
 /* Gated DeltaNet / SSM state per layer and sequence, F32 (llama.cpp
@@ -156,14 +181,13 @@ uint64_t cr_estimate_weights_bytes(const cr_model *m, const cr_quant *q,
  * micro-batch (n_vocab × n_ubatch × 4 B) and, without flash attention, the
  * materialised KQ matrix (n_ctx × n_ubatch × n_head × 4 B); llama.cpp logs
  * in calibration/measured_memory.md §1, §5, §8 match max(...) within 8-48 MiB. */
-static double compute_buffer(const cr_model *m, const cr_estimate_opts *o)
+static double compute_buffer(const cr_model *m, const profile *pf, const cr_estimate_opts *o)
 {
 	double logits = (double)m->vocab * o->n_ubatch * 4.0;
 	double kq = 0;
 
 	if (!o->flash_attn) {
-		uint32_t cells = cr_model_count_layers(m, CR_LAYER_FULL) ? cells_full(o)
-									 : cells_swa(m, o);
+		uint32_t cells = pf->has_full ? cells_full(o) : cells_swa(m, o);
 		kq = (double)cells * o->n_ubatch * m->n_heads * 4.0;
 	}
 	return logits > kq ? logits : kq;
@@ -221,13 +245,13 @@ static double embedding_bytes(const cr_model *m, double weights)
 	return emb < weights / 2 ? emb : weights / 2;
 }
 
-static void make_plan(const cr_model *m, const cr_estimate_opts *o, double weights,
-		      const tiers *t, plan *p)
+static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_opts *o,
+		      double weights, const tiers *t, plan *p)
 {
 	double emb = embedding_bytes(m, weights);
-	double kv = (double)cr_estimate_kv_bytes(m, o);
-	double state = (double)cr_estimate_state_bytes(m, o);
-	double compute = compute_buffer(m, o);
+	double kv = (double)kv_bytes_at(m, pf, o, UINT64_MAX);
+	double state = (double)pf->state_bytes;
+	double compute = compute_buffer(m, pf, o);
 	/* Logits of one output per sequence, host side (0.49 MiB for a 128k vocab). */
 	double output = (double)m->vocab * 4.0 * o->n_seq;
 	double host_w, dev_w, host_extra, need;
@@ -312,7 +336,8 @@ static const cr_speed_constants *speed_of(cr_backend b)
 }
 
 /* Decode tokens/s at `depth` cached tokens (design.md "Decode tokens/s"). */
-static double decode_tps(const cr_model *m, const cr_estimate_opts *o, const cr_rig *r,
+static double decode_tps(const cr_model *m, const profile *pf, const cr_estimate_opts *o,
+			 const cr_rig *r,
 			 const tiers *t, const plan *p, double weights, uint32_t depth,
 			 uint64_t *weights_read)
 {
@@ -320,8 +345,7 @@ static double decode_tps(const cr_model *m, const cr_estimate_opts *o, const cr_
 	double emb = embedding_bytes(m, weights);
 	/* The embedding lookup reads one row; an untied table is not streamed. */
 	double w_read = (weights - (m->tied_embeddings ? 0 : emb)) * active;
-	double bytes = w_read + (double)kv_bytes_at(m, o, depth) +
-		       (double)cr_estimate_state_bytes(m, o);
+	double bytes = w_read + (double)kv_bytes_at(m, pf, o, depth) + (double)pf->state_bytes;
 	double acc_time = 0, sys_time = 0, lat = 0;
 	bool have_lat = false;
 
@@ -426,8 +450,8 @@ static int validate(const cr_model *m, const cr_quant *q, const cr_rig *r,
 
 /* Largest context (multiple of 256, ≤ model max) that fits; 0 if none.
  * Memory is non-decreasing in the context, so a bisection finds it. */
-static uint32_t solve_max_context(const cr_model *m, const cr_estimate_opts *o, double weights,
-				  const tiers *t)
+static uint32_t solve_max_context(const cr_model *m, const profile *pf,
+				  const cr_estimate_opts *o, double weights, const tiers *t)
 {
 	cr_estimate_opts w = *o;
 	uint32_t lo = 0, hi = m->context_max / KV_PAD;
@@ -441,7 +465,7 @@ static uint32_t solve_max_context(const cr_model *m, const cr_estimate_opts *o, 
 		w.n_ctx = mid * KV_PAD;
 		if (w.n_ctx > m->context_max)
 			w.n_ctx = m->context_max;
-		make_plan(m, &w, weights, t, &p);
+		make_plan(m, pf, &w, weights, t, &p);
 		if (p.fits)
 			lo = mid;
 		else
@@ -458,6 +482,7 @@ int cr_estimate_run(const cr_model *m, const cr_quant *q, const cr_rig *r,
 	cr_estimate_opts at = *o;
 	double weights;
 	tiers t;
+	profile pf;
 	plan p, pmin;
 	int rc;
 
@@ -466,32 +491,25 @@ int cr_estimate_run(const cr_model *m, const cr_quant *q, const cr_rig *r,
 		return rc;
 	weights = (double)cr_estimate_weights_bytes(m, q, o);
 	rig_tiers(r, &t);
+	make_profile(m, o, &pf);
 	if (t.n_acc && t.acc_usable <= 0)
 		return cr_seterr(err, CR_ERR_INVALID, "rig %s: no usable memory", r->id);
 
-	make_plan(m, o, weights, &t, &p);
+	make_plan(m, &pf, o, weights, &t, &p);
 	out->memory = p.mem;
 	out->context = o->n_ctx;
 	out->kv_cells_full = cells_full(o);
 	out->kv_cells_swa = m->window ? cells_swa(m, o) : 0;
-	{
-		cr_estimate_opts one = *o;
-
-		/* Growth per token: a full-attention cell of every KV layer
-		 * (sliding layers stop growing at their window). */
-		one.n_ctx = KV_PAD;
-		out->kv_bytes_per_token = 0;
-		for (uint32_t i = 0; i < m->n_layers; i++)
-			if (m->layer_kind[i] == CR_LAYER_FULL)
-				out->kv_bytes_per_token += layer_cell_bytes(m, i, &one);
-	}
+	/* Growth per token of context: one cell of every full-attention layer
+	 * (sliding layers stop growing at their window). */
+	out->kv_bytes_per_token = pf.full_cell_bytes;
 	out->fits = p.fits;
-	out->max_context = solve_max_context(m, o, weights, &t);
+	out->max_context = solve_max_context(m, &pf, o, weights, &t);
 	out->offload_fraction = p.offload;
 	out->free_bytes = p.free_bytes > 0 ? (uint64_t)p.free_bytes : 0;
 
 	at.n_ctx = o->n_ctx < MIN_CTX ? o->n_ctx : MIN_CTX;
-	make_plan(m, &at, weights, &t, &pmin);
+	make_plan(m, &pf, &at, weights, &t, &pmin);
 	if (!pmin.fits) {
 		out->tier = CR_TIER_NOFIT;
 		return CR_OK;
@@ -500,12 +518,12 @@ int cr_estimate_run(const cr_model *m, const cr_quant *q, const cr_rig *r,
 	at = *o;
 	if (!p.fits) {
 		at.n_ctx = out->max_context;
-		make_plan(m, &at, weights, &t, &p);
+		make_plan(m, &pf, &at, weights, &t, &p);
 	}
 	out->decode_depth = o->depth ? (o->depth < at.n_ctx ? o->depth : at.n_ctx) : at.n_ctx;
 	out->prompt_tokens = o->prompt_tokens ? o->prompt_tokens
 					      : (at.n_ctx < 2048 ? at.n_ctx : 2048);
-	out->decode_tokens_per_s = decode_tps(m, &at, r, &t, &p, weights, out->decode_depth,
+	out->decode_tokens_per_s = decode_tps(m, &pf, &at, r, &t, &p, weights, out->decode_depth,
 					      &out->weights_read_bytes);
 	out->prefill_tokens_per_s = prefill_tps(m, r, &t, &p, out->prompt_tokens);
 	if (out->prefill_tokens_per_s > 0)
