@@ -1,13 +1,30 @@
-/* Fitted constants; see speed_constants.h and docs/accuracy.md. */
+/*
+ * Speed-model constants, fitted by bench/speed-calibration on
+ * bench/data/measured_public.csv (335 measured llama.cpp rows from
+ * XiongjieDai's llama-bench notebooks, ik_llama.cpp's CPU table and
+ * llama.cpp's PR/bench tables) by minimising the squared log error of
+ * tokens/s. docs/accuracy.md has the method, the rows behind each figure
+ * and the residuals (decode: median 11.5 %, mean 16.5 % absolute error on
+ * 182 rows). Re-run the script after changing the model's shape.
+ */
 #include "speed_constants.h"
 
-/* PROVISIONAL until bench/speed-calibration's fit lands. */
 const cr_speed_constants cr_speed_table[CR_BACKEND_COUNT] = {
-	[CR_BACKEND_CUDA] = { 0.85, 0.0025, 0.35 },
-	[CR_BACKEND_METAL] = { 0.75, 0.003, 0.5 },
-	[CR_BACKEND_ROCM] = { 0.6, 0.003, 0.3 },
-	[CR_BACKEND_VULKAN] = { 0.6, 0.003, 0.3 },
-	[CR_BACKEND_CPU] = { 0.6, 0.0, 0.3 },
+	/* 85 decode rows, 36 pp512 rows. */
+	[CR_BACKEND_CUDA] = { 0.772, 0.002740, 0.387 },
+	/* 27 decode rows, 7 pp512 rows. */
+	[CR_BACKEND_METAL] = { 0.681, 0.005041, 0.708 },
+	/* 3 decode rows: efficiency only; latency and prefill are CUDA's. */
+	[CR_BACKEND_ROCM] = { 0.728, 0.002740, 0.387 },
+	/* 2 decode rows: efficiency only; latency and prefill are CUDA's. */
+	[CR_BACKEND_VULKAN] = { 0.631, 0.002740, 0.387 },
+	/* 11 decode rows (M2 Max CPU cores, one EPYC); the 33 ms absorbs
+	 * compute-bound low-bit quants. No CPU prefill rows: CUDA's efficiency
+	 * is a placeholder, used only where a CPU device has a TFLOPS figure. */
+	[CR_BACKEND_CPU] = { 0.732, 0.033264, 0.387 },
 };
 
-const double CR_MULTI_GPU_DECODE_FACTOR_VALUE = 1.3;
+/* 54 multi-GPU CUDA rows (2-8 cards, llama.cpp layer split): the cards run
+ * one after another, each reading its share, at 1.015x the single-card time
+ * for the same bytes. */
+const double CR_MULTI_GPU_DECODE_FACTOR_VALUE = 1.015;
