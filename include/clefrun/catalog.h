@@ -121,7 +121,7 @@ typedef struct cr_device {
 
 /** A machine: one or more device groups. */
 typedef struct cr_rig {
-	char id[CR_ID_MAX];
+	char id[CR_NAME_MAX];     /**< catalog ids have at most CR_ID_MAX - 1 characters; custom specs more */
 	char name[CR_NAME_MAX];
 	bool reference;           /**< one of the 22 reference rigs of the seeds */
 	bool unreleased;          /**< the hardware does not exist as described */

@@ -17,6 +17,7 @@
 #ifndef CLEFRUN_ESTIMATE_H
 #define CLEFRUN_ESTIMATE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
 
@@ -49,27 +50,61 @@ typedef enum cr_tier {
 #define CR_TIER_FAST_TPS 20.0
 #define CR_TIER_OK_TPS 8.0
 
+/** How layers are spread over several GPUs. */
+typedef enum cr_split {
+	CR_SPLIT_LAYER = 0, /**< llama.cpp's default: each GPU holds whole layers, GPUs run in turn */
+	CR_SPLIT_TENSOR     /**< tensor parallel (vLLM, llama.cpp -sm row): every GPU reads a slice of every layer at once */
+} cr_split;
+
+/** What the tier is judged on. */
+typedef enum cr_workload {
+	CR_WORKLOAD_CHAT = 0, /**< decode tokens/s (the seeds' 20 / 8 t/s thresholds) */
+	CR_WORKLOAD_DECIDE    /**< time-to-decision: prefill of prompt_tokens (thresholds below) */
+} cr_workload;
+
+/** Flash attention setting (llama.cpp -fa). */
+typedef enum cr_flash_attn {
+	CR_FA_AUTO = 0, /**< llama.cpp's default: on where every backend in use supports it */
+	CR_FA_ON,
+	CR_FA_OFF
+} cr_flash_attn;
+
 /** Options of an estimate. Initialise with CR_ESTIMATE_OPTS_INIT. */
 typedef struct cr_estimate_opts {
-	uint32_t n_ctx;          /**< context (KV cells, llama.cpp -c), tokens */
+	uint32_t n_ctx;          /**< context (KV cells, llama.cpp -c), tokens; shared by n_seq sequences */
 	uint32_t n_seq;          /**< parallel sequences (-np) */
 	uint32_t n_ubatch;       /**< physical batch (-ub) */
 	cr_kv_type type_k;       /**< K cache type */
-	cr_kv_type type_v;       /**< V cache type (quantized needs flash_attn) */
-	bool flash_attn;         /**< flash attention on */
+	cr_kv_type type_v;       /**< V cache type (quantized needs flash attention) */
+	bool flash_attn;         /**< flash attention on (resolve "auto" with cr_estimate_resolve_flash_attn) */
 	uint32_t depth;          /**< tokens already in the cache when decoding; 0 = n_ctx */
 	uint32_t prompt_tokens;  /**< prompt for time-to-decision; 0 = min(n_ctx, 2048) */
 	uint64_t headroom_bytes; /**< free memory wanted per device (tight below it) */
 	uint64_t weights_bytes;  /**< exact weight bytes (file size); 0 = params × bpw ÷ 8 */
+	bool swa_full;           /**< --swa-full: sliding layers keep the whole context */
+	cr_split split;          /**< multi-GPU mode */
+	int32_t gpu_layers;      /**< layers on accelerators, rest in system RAM; -1 = as many as fit */
+	bool cpu_moe;            /**< MoE expert tensors in system RAM (llama.cpp --cpu-moe) */
+	cr_workload workload;    /**< what the tier is judged on */
 } cr_estimate_opts;
 
 /** Default context when the user gives none: 8192, capped at the model's. */
 #define CR_DEFAULT_CTX 8192u
 /** llama.cpp's default free-memory margin per device (common/common.h fit_params_target). */
 #define CR_DEFAULT_HEADROOM_BYTES (1024ull << 20)
+/** Default prompt for time-to-decision. */
+#define CR_DEFAULT_PROMPT_TOKENS 2048u
+/** Decide workload: fast when a decision takes at most 1 s, ok up to 5 s (clefrun's thresholds:
+ *  interactive routing vs batch classification; docs/methodology.md). */
+#define CR_TIER_FAST_DECIDE_S 1.0
+#define CR_TIER_OK_DECIDE_S 5.0
 
-#define CR_ESTIMATE_OPTS_INIT \
-	{ CR_DEFAULT_CTX, 1, 512, CR_KV_F16, CR_KV_F16, true, 0, 0, CR_DEFAULT_HEADROOM_BYTES, 0 }
+#define CR_ESTIMATE_OPTS_INIT                                                           \
+	{ .n_ctx = CR_DEFAULT_CTX, .n_seq = 1, .n_ubatch = 512, .type_k = CR_KV_F16,    \
+	  .type_v = CR_KV_F16, .flash_attn = true, .depth = 0, .prompt_tokens = 0,       \
+	  .headroom_bytes = CR_DEFAULT_HEADROOM_BYTES, .weights_bytes = 0,                \
+	  .swa_full = false, .split = CR_SPLIT_LAYER, .gpu_layers = -1, .cpu_moe = false, \
+	  .workload = CR_WORKLOAD_CHAT }
 
 /** Memory breakdown, bytes, summed over all devices of the rig. */
 typedef struct cr_memory {
@@ -85,9 +120,17 @@ typedef struct cr_memory {
 	uint64_t device_bytes;    /**< part of total on accelerators */
 } cr_memory;
 
+/** Bytes on one device of a device group. */
+typedef struct cr_device_use {
+	uint64_t bytes_per_device; /**< memory used on each device of the group */
+	uint64_t usable_per_device;/**< memory the runtime may use on each */
+	double layers_per_device;  /**< repeating layers held by each device (fractional for shares) */
+} cr_device_use;
+
 /** The result of one estimate. */
 typedef struct cr_estimate {
 	cr_memory memory;          /**< at the requested context */
+	cr_device_use devices[CR_MAX_DEVICE_GROUPS]; /**< per device group of the rig */
 	uint32_t context;          /**< the requested context */
 	uint32_t kv_cells_full;    /**< cells of a full-attention layer (n_ctx padded to 256) */
 	uint32_t kv_cells_swa;     /**< cells of a sliding-window layer (0 if none) */
@@ -96,12 +139,17 @@ typedef struct cr_estimate {
 	bool fits;                 /**< the requested context fits */
 	uint32_t max_context;      /**< largest context that fits (multiple of 256, ≤ model max); 0 = none */
 	double offload_fraction;   /**< share of layer bytes in system RAM (0: all on accelerators) */
+	uint32_t gpu_layers;       /**< repeating layers on accelerators */
 	uint64_t free_bytes;       /**< usable memory left on the tier that limits */
-	double decode_tokens_per_s;  /**< at `depth`; 0 if it does not fit */
+	double decode_tokens_per_s;  /**< at `decode_depth`; 0 if it does not fit */
+	double decode_tokens_per_s_low;  /**< calibration spread: 10th percentile of measured ÷ predicted */
+	double decode_tokens_per_s_high; /**< 90th percentile */
 	double prefill_tokens_per_s; /**< 0 if unknown (no TFLOPS figure) or no fit */
 	double time_to_decision_s;   /**< prefill of prompt_tokens; 0 if unknown */
 	uint32_t decode_depth;       /**< depth used for decode */
 	uint32_t prompt_tokens;      /**< prompt used for time_to_decision_s */
+	bool flash_attn;             /**< flash attention as estimated */
+	char basis[256];             /**< one line: what bounds decode (tier, bandwidth, efficiency) */
 	cr_tier tier;
 } cr_estimate;
 
@@ -124,6 +172,32 @@ uint64_t cr_estimate_state_bytes(const cr_model *model, const cr_estimate_opts *
 /** Weight bytes: opts->weights_bytes if set, else params × bpw ÷ 8. */
 uint64_t cr_estimate_weights_bytes(const cr_model *model, const cr_quant *quant,
 				   const cr_estimate_opts *opts);
+
+/**
+ * Resolve --flash-attn auto as llama.cpp does: on when every backend that
+ * holds layers supports flash attention for the model's head sizes.
+ * @param why receives a short reason ("resolved to on: ...").
+ * @return the setting to put in cr_estimate_opts.flash_attn.
+ */
+bool cr_estimate_resolve_flash_attn(const cr_model *model, const cr_rig *rig, cr_flash_attn fa,
+				    char *why, size_t why_cap);
+
+/** One term of a memory or speed breakdown, for --explain. */
+typedef struct cr_term {
+	const char *name;     /**< "weights", "kv", ... (static) */
+	double value;         /**< bytes, or tokens/s, or seconds (see unit) */
+	const char *unit;     /**< "bytes", "tokens/s", "s" (static) */
+	char formula[192];    /**< the formula with this case's numbers */
+	const char *source;   /**< where the rule or constant comes from (static) */
+} cr_term;
+
+/**
+ * The terms behind @p est (computed by cr_estimate_run with the same
+ * arguments), for display. Writes up to @p max terms; returns how many.
+ */
+size_t cr_estimate_explain(const cr_model *model, const cr_quant *quant, const cr_rig *rig,
+			   const cr_estimate_opts *opts, const cr_estimate *est, cr_term *terms,
+			   size_t max);
 
 /** "fast", "ok", "slow", "tight", "no-fit". */
 const char *cr_tier_name(cr_tier t);

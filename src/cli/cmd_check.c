@@ -15,15 +15,32 @@
 #define MAX_QUANTS 64
 #define DEFAULT_QUANT "Q4_K_M"
 
-enum { O_MODEL = 1, O_QUANT, O_RIG, O_CTX, O_KV, O_PROMPT, O_FORMAT, O_REQUIRE, O_CATALOG };
+enum {
+	O_MODEL = 1, O_QUANT, O_RIG, O_CTX, O_KV, O_KV_K, O_KV_V, O_PROMPT, O_DEPTH, O_FORMAT,
+	O_REQUIRE, O_CATALOG, O_UBATCH, O_PARALLEL, O_FA, O_SWA_FULL, O_SPLIT, O_GPU_LAYERS,
+	O_CPU_MOE, O_WORKLOAD, O_ENGINE, O_EXPLAIN
+};
 
 static const cli_opt check_opts[] = {
 	{ "model", "ID", "catalog model id (required)", O_MODEL },
 	{ "quant", "Q", "quantization preset; repeatable (default: all on one rig, else Q4_K_M)", O_QUANT },
 	{ "rig", "R", "rig id or custom:mem_gb=..,bw_gbs=..; repeatable (default: the 22 reference rigs)", O_RIG },
 	{ "ctx", "N", "context in tokens (default 8192, capped at the model's maximum)", O_CTX },
-	{ "kv-type", "T", "KV cache type: f16, q8_0, q4_0 (default f16)", O_KV },
-	{ "prompt", "N", "prompt tokens for time-to-decision (default min(ctx, 2048))", O_PROMPT },
+	{ "kv-type", "T", "KV cache type for K and V: f16, q8_0, q4_0 (default f16)", O_KV },
+	{ "kv-type-k", "T", "K cache type only", O_KV_K },
+	{ "kv-type-v", "T", "V cache type only (quantized needs flash attention)", O_KV_V },
+	{ "flash-attn", "MODE", "on, off or auto (default auto, resolved as llama.cpp does)", O_FA },
+	{ "ubatch", "N", "physical batch size, llama.cpp -ub (default 512)", O_UBATCH },
+	{ "parallel", "N", "parallel sequences sharing the context, llama.cpp -np (default 1)", O_PARALLEL },
+	{ "swa-full", NULL, "sliding-window layers keep the whole context (llama.cpp --swa-full)", O_SWA_FULL },
+	{ "split", "MODE", "multi-GPU: layer (llama.cpp default) or tensor (tensor parallel)", O_SPLIT },
+	{ "gpu-layers", "N", "layers on the GPUs, the rest in system RAM (llama.cpp -ngl)", O_GPU_LAYERS },
+	{ "cpu-moe", NULL, "keep MoE expert weights in system RAM (llama.cpp --cpu-moe)", O_CPU_MOE },
+	{ "depth", "N", "tokens in the cache for the decode figure (default: the context)", O_DEPTH },
+	{ "prompt-tokens", "N", "prompt length for time-to-decision (default min(ctx, 2048))", O_PROMPT },
+	{ "workload", "W", "tier by chat (decode t/s, default) or decide (time-to-decision)", O_WORKLOAD },
+	{ "engine", "E", "runtime whose memory rules apply: llamacpp (the only one so far)", O_ENGINE },
+	{ "explain", NULL, "print every term of the estimate with its formula and source", O_EXPLAIN },
 	{ "format", "F", "table, json, csv or markdown (default table)", O_FORMAT },
 	{ "require", "TIER", "exit 3 if a row is worse than TIER: fast, ok, slow, tight (default tight)", O_REQUIRE },
 	{ "catalog", "DIR", "read the catalog from DIR", O_CATALOG },
@@ -36,10 +53,15 @@ static const char check_summary[] =
 	"Memory (weights + KV cache + state + buffers + overhead), largest context, decode and\n"
 	"prefill speed, and fit tier of a model on each rig and quantization.";
 
+#define MAX_TERMS 16
+
 typedef struct row {
 	const cr_rig *rig;
 	const cr_quant *quant;
 	cr_estimate est;
+	char fa_why[160];          /* how --flash-attn resolved */
+	cr_term terms[MAX_TERMS];  /* --explain */
+	size_t n_terms;
 } row;
 
 typedef struct check_cfg {
@@ -50,8 +72,10 @@ typedef struct check_cfg {
 	int n_rigs;
 	unsigned ctx;
 	bool ctx_given;
-	cr_kv_type kv;
-	unsigned prompt;
+	cr_kv_type kv_k, kv_v;
+	cr_flash_attn fa;
+	cr_estimate_opts opts;
+	bool explain;
 	cli_format fmt;
 	cr_tier require;
 	cli_globals g;
@@ -101,14 +125,91 @@ static int parse_args(check_cfg *c, int argc, char **argv)
 			c->ctx_given = true;
 			break;
 		case O_KV:
-			if (cr_kv_type_parse(v, &c->kv)) {
-				fprintf(stderr, "clefrun: --kv-type: expected f16, q8_0 or q4_0, got '%s'\n", v);
+		case O_KV_K:
+		case O_KV_V: {
+			cr_kv_type t;
+
+			if (cr_kv_type_parse(v, &t)) {
+				fprintf(stderr, "clefrun: --%s: expected f16, q8_0 or q4_0, got '%s'\n",
+					id == O_KV ? "kv-type" : id == O_KV_K ? "kv-type-k" : "kv-type-v", v);
+				return EXIT_USAGE;
+			}
+			if (id != O_KV_V)
+				c->kv_k = t;
+			if (id != O_KV_K)
+				c->kv_v = t;
+			break;
+		}
+		case O_FA:
+			if (strcmp(v, "on") == 0)
+				c->fa = CR_FA_ON;
+			else if (strcmp(v, "off") == 0)
+				c->fa = CR_FA_OFF;
+			else if (strcmp(v, "auto") == 0)
+				c->fa = CR_FA_AUTO;
+			else {
+				fprintf(stderr, "clefrun: --flash-attn: expected on, off or auto, got '%s'\n", v);
 				return EXIT_USAGE;
 			}
 			break;
-		case O_PROMPT:
-			if (cli_parse_u32("--prompt", v, 1, 1ul << 30, &c->prompt))
+		case O_UBATCH:
+			if (cli_parse_u32("--ubatch", v, 1, 65536, &c->opts.n_ubatch))
 				return EXIT_USAGE;
+			break;
+		case O_PARALLEL:
+			if (cli_parse_u32("--parallel", v, 1, 4096, &c->opts.n_seq))
+				return EXIT_USAGE;
+			break;
+		case O_SWA_FULL:
+			c->opts.swa_full = true;
+			break;
+		case O_SPLIT:
+			if (strcmp(v, "layer") == 0)
+				c->opts.split = CR_SPLIT_LAYER;
+			else if (strcmp(v, "tensor") == 0)
+				c->opts.split = CR_SPLIT_TENSOR;
+			else {
+				fprintf(stderr, "clefrun: --split: expected layer or tensor, got '%s'\n", v);
+				return EXIT_USAGE;
+			}
+			break;
+		case O_GPU_LAYERS: {
+			unsigned n;
+
+			if (cli_parse_u32("--gpu-layers", v, 0, 100000, &n))
+				return EXIT_USAGE;
+			c->opts.gpu_layers = (int32_t)n;
+			break;
+		}
+		case O_CPU_MOE:
+			c->opts.cpu_moe = true;
+			break;
+		case O_DEPTH:
+			if (cli_parse_u32("--depth", v, 1, 1ul << 30, &c->opts.depth))
+				return EXIT_USAGE;
+			break;
+		case O_PROMPT:
+			if (cli_parse_u32("--prompt-tokens", v, 1, 1ul << 30, &c->opts.prompt_tokens))
+				return EXIT_USAGE;
+			break;
+		case O_WORKLOAD:
+			if (strcmp(v, "chat") == 0)
+				c->opts.workload = CR_WORKLOAD_CHAT;
+			else if (strcmp(v, "decide") == 0)
+				c->opts.workload = CR_WORKLOAD_DECIDE;
+			else {
+				fprintf(stderr, "clefrun: --workload: expected chat or decide, got '%s'\n", v);
+				return EXIT_USAGE;
+			}
+			break;
+		case O_ENGINE:
+			if (strcmp(v, "llamacpp") != 0) {
+				fprintf(stderr, "clefrun: --engine: only 'llamacpp' is modelled (vLLM sizes its KV cache differently; see docs/methodology.md), got '%s'\n", v);
+				return EXIT_USAGE;
+			}
+			break;
+		case O_EXPLAIN:
+			c->explain = true;
 			break;
 		case O_FORMAT:
 			if (cli_parse_format(v, &c->fmt))
@@ -161,11 +262,18 @@ static void print_heading(const check_cfg *c, const cr_model *m, const row *rows
 	cli_fmt_params(active, sizeof(active), m->active_params);
 	cli_fmt_ctx(ctx, sizeof(ctx), c->ctx);
 	layout_text(m, layout, sizeof(layout));
-	fprintf(f, "%s%s (%s): %s params%s%s, context %s of %u, KV %s%s\n",
+	char kv[32];
+
+	if (c->kv_k == c->kv_v)
+		snprintf(kv, sizeof(kv), "%s", cr_kv_type_name(c->kv_k));
+	else
+		snprintf(kv, sizeof(kv), "K %s / V %s", cr_kv_type_name(c->kv_k), cr_kv_type_name(c->kv_v));
+	fprintf(f, "%s%s (%s): %s params%s%s%s, context %s of %u, KV %s%s\n",
 		c->fmt == FMT_MARKDOWN ? "**" : "", m->name, m->id, params,
 		m->active_params != m->params ? ", " : "",
-		m->active_params != m->params ? active : "", ctx, m->context_max,
-		cr_kv_type_name(c->kv), c->fmt == FMT_MARKDOWN ? "**" : "");
+		m->active_params != m->params ? active : "",
+		m->active_params != m->params ? " active" : "", ctx, m->context_max,
+		kv, c->fmt == FMT_MARKDOWN ? "**" : "");
 	fprintf(f, "%s; KV grows %.1f KiB per token\n\n", layout, kv_tok);
 }
 
@@ -218,7 +326,7 @@ static void add_csv_row(cli_table *t, const cr_model *m, const row *r)
 	snprintf(v[8], 32, "%u", e->max_context);
 	snprintf(v[9], 32, "%.2f", e->decode_tokens_per_s);
 	snprintf(v[10], 32, "%.1f", e->prefill_tokens_per_s);
-	snprintf(v[11], 32, "%.4f", e->time_to_decision_s);
+	snprintf(v[11], 32, "%.1f", e->time_to_decision_s * 1e3);
 	cells[0] = m->id;
 	cells[1] = r->quant->id;
 	cells[2] = r->rig->id;
@@ -245,6 +353,27 @@ static cJSON *memory_json(const cr_memory *mm)
 	return o;
 }
 
+static cJSON *explain_json(const row *r);
+
+static cJSON *devices_json(const cr_rig *r, const cr_estimate *e)
+{
+	cJSON *arr = cJSON_CreateArray();
+
+	for (unsigned g = 0; g < r->n_devices; g++) {
+		const cr_device *d = &r->devices[g];
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "name", d->name);
+		cJSON_AddNumberToObject(o, "count", d->count);
+		cJSON_AddStringToObject(o, "kind", cr_mem_kind_name(d->kind));
+		cJSON_AddNumberToObject(o, "bytes_per_device", (double)e->devices[g].bytes_per_device);
+		cJSON_AddNumberToObject(o, "usable_bytes_per_device", (double)e->devices[g].usable_per_device);
+		cJSON_AddNumberToObject(o, "layers_per_device", round(e->devices[g].layers_per_device * 100) / 100);
+		cJSON_AddItemToArray(arr, o);
+	}
+	return arr;
+}
+
 static void add_rate(cJSON *o, const char *key, double v, double scale)
 {
 	if (v > 0)
@@ -268,7 +397,11 @@ static int print_json(const check_cfg *c, const cr_model *m, const row *rows, in
 	cJSON_AddNumberToObject(mo, "layers", m->n_layers);
 	cJSON_AddNumberToObject(mo, "kv_layers", cr_model_kv_layers(m));
 	cJSON_AddNumberToObject(mo, "kv_bytes_per_token", n ? (double)rows[0].est.kv_bytes_per_token : 0);
-	cJSON_AddStringToObject(root, "kv_type", cr_kv_type_name(c->kv));
+	cJSON_AddStringToObject(root, "kv_type_k", cr_kv_type_name(c->kv_k));
+	cJSON_AddStringToObject(root, "kv_type_v", cr_kv_type_name(c->kv_v));
+	cJSON_AddStringToObject(root, "workload", c->opts.workload == CR_WORKLOAD_DECIDE ? "decide" : "chat");
+	cJSON_AddStringToObject(root, "split", c->opts.split == CR_SPLIT_TENSOR ? "tensor" : "layer");
+	cJSON_AddStringToObject(root, "engine", "llamacpp");
 	cJSON_AddStringToObject(root, "require", cr_tier_name(c->require));
 	res = cJSON_AddArrayToObject(root, "results");
 	for (int i = 0; i < n; i++) {
@@ -285,10 +418,19 @@ static int print_json(const check_cfg *c, const cr_model *m, const row *rows, in
 		cJSON_AddBoolToObject(o, "fits", e->fits);
 		cJSON_AddNumberToObject(o, "max_context", e->max_context);
 		cJSON_AddNumberToObject(o, "offload_fraction", round(e->offload_fraction * 1e4) / 1e4);
+		cJSON_AddNumberToObject(o, "gpu_layers", e->gpu_layers);
+		cJSON_AddItemToObject(o, "devices", devices_json(rows[i].rig, e));
+		cJSON_AddBoolToObject(o, "flash_attn", e->flash_attn);
 		add_rate(o, "decode_tokens_per_s", e->decode_tokens_per_s, 100);
+		add_rate(o, "decode_tokens_per_s_low", e->decode_tokens_per_s_low, 100);
+		add_rate(o, "decode_tokens_per_s_high", e->decode_tokens_per_s_high, 100);
 		cJSON_AddNumberToObject(o, "decode_depth", e->decode_depth);
 		add_rate(o, "prefill_tokens_per_s", e->prefill_tokens_per_s, 10);
-		add_rate(o, "time_to_decision_s", e->time_to_decision_s, 1e4);
+		add_rate(o, "time_to_decision_ms", e->time_to_decision_s * 1e3, 10);
+		cJSON_AddStringToObject(o, "basis", e->basis);
+		cJSON_AddStringToObject(o, "flash_attn_reason", rows[i].fa_why);
+		if (c->explain)
+			cJSON_AddItemToObject(o, "explain", explain_json(&rows[i]));
 		cJSON_AddNumberToObject(o, "prompt_tokens", e->prompt_tokens);
 		cJSON_AddStringToObject(o, "tier", cr_tier_name(e->tier));
 		cJSON_AddItemToArray(res, o);
@@ -304,6 +446,44 @@ static int print_json(const check_cfg *c, const cr_model *m, const row *rows, in
 	return EXIT_OK_;
 }
 
+/* --explain in text: every term with its formula and source. */
+static void explain_text(const row *r, FILE *f)
+{
+	fprintf(f, "\n%s %s on %s, context %u: %s\n", r->est.tier == CR_TIER_NOFIT ? "no fit:" : "",
+		r->quant->id, r->rig->id, r->est.context, r->fa_why);
+	for (size_t i = 0; i < r->n_terms; i++) {
+		const cr_term *t = &r->terms[i];
+		char val[32];
+
+		if (r->est.tier == CR_TIER_NOFIT && strcmp(t->unit, "bytes") != 0)
+			continue;
+		if (strcmp(t->unit, "bytes") == 0)
+			cli_fmt_gib(val, sizeof(val), t->value);
+		else
+			snprintf(val, sizeof(val), "%.4g %s", t->value, t->unit);
+		fprintf(f, "  %-16s %14s  %s\n  %-16s %14s  [%s]\n", t->name, val, t->formula, "", "",
+			t->source);
+	}
+	fprintf(f, "  %-16s %14s  %s\n", "basis", "", r->est.basis);
+}
+
+static cJSON *explain_json(const row *r)
+{
+	cJSON *arr = cJSON_CreateArray();
+
+	for (size_t i = 0; i < r->n_terms; i++) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "name", r->terms[i].name);
+		cJSON_AddNumberToObject(o, "value", r->terms[i].value);
+		cJSON_AddStringToObject(o, "unit", r->terms[i].unit);
+		cJSON_AddStringToObject(o, "formula", r->terms[i].formula);
+		cJSON_AddStringToObject(o, "source", r->terms[i].source);
+		cJSON_AddItemToArray(arr, o);
+	}
+	return arr;
+}
+
 static int render(const check_cfg *c, const cr_model *m, const row *rows, int n)
 {
 	static const char *const text_hdr[] = { "RIG", "QUANT", "MEMORY / USABLE", "KV+STATE",
@@ -312,7 +492,7 @@ static int render(const check_cfg *c, const cr_model *m, const row *rows, int n)
 	static const char *const csv_hdr[] = { "model", "quant", "rig", "context", "weights_bytes",
 		"kv_bytes", "state_bytes", "compute_bytes", "overhead_bytes", "total_bytes",
 		"available_bytes", "max_context", "decode_tokens_per_s", "prefill_tokens_per_s",
-		"time_to_decision_s", "tier" };
+		"time_to_decision_ms", "tier" };
 	bool unreleased = false;
 	cli_table t;
 
@@ -333,11 +513,15 @@ static int render(const check_cfg *c, const cr_model *m, const row *rows, int n)
 	cli_table_render(&t, c->fmt, stdout);
 	cli_table_free(&t);
 	if (c->fmt != FMT_CSV) {
-		printf("\nDecode at a full %u-token context; DECIDE = prefill of a %u-token prompt.\n",
-		       rows[0].est.context, rows[0].est.prompt_tokens);
+		printf("\nDecode with %u tokens in the cache; DECIDE = prefill of a %u-token prompt; %s.\n",
+		       rows[0].est.decode_depth ? rows[0].est.decode_depth : rows[0].est.context,
+		       rows[0].est.prompt_tokens ? rows[0].est.prompt_tokens : CR_DEFAULT_PROMPT_TOKENS,
+		       rows[0].fa_why);
 		if (unreleased)
 			printf("* hardware that does not exist as described (see 'clefrun rigs').\n");
 	}
+	for (int i = 0; c->explain && i < n; i++)
+		explain_text(&rows[i], c->fmt == FMT_CSV ? stderr : stdout);
 	return EXIT_OK_;
 }
 
@@ -354,7 +538,13 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 
 	memset(&c, 0, sizeof(c));
 	c.g = *g;
-	c.kv = CR_KV_F16;
+	c.kv_k = c.kv_v = CR_KV_F16;
+	c.fa = CR_FA_AUTO;
+	{
+		cr_estimate_opts init = CR_ESTIMATE_OPTS_INIT;
+
+		c.opts = init;
+	}
 	c.require = CR_TIER_TIGHT;
 	rc = parse_args(&c, argc, argv);
 	if (rc)
@@ -408,13 +598,15 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 	rc = EXIT_OK_;
 	for (int i = 0; i < nr; i++) {
 		for (int k = 0; k < nq; k++) {
-			cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+			cr_estimate_opts o = c.opts;
 			cr_error err = { 0, "" };
+			char why[160];
 			int s;
 
 			o.n_ctx = c.ctx;
-			o.type_k = o.type_v = c.kv;
-			o.prompt_tokens = c.prompt;
+			o.type_k = c.kv_k;
+			o.type_v = c.kv_v;
+			o.flash_attn = cr_estimate_resolve_flash_attn(m, rigs[i], c.fa, why, sizeof(why));
 			rows[n].rig = rigs[i];
 			rows[n].quant = quants[k];
 			s = cr_estimate_run(m, quants[k], rigs[i], &o, &rows[n].est, &err);
@@ -423,6 +615,10 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 				rc = cli_exit_for_status(s);
 				goto out;
 			}
+			snprintf(rows[n].fa_why, sizeof(rows[n].fa_why), "%s", why);
+			if (c.explain)
+				rows[n].n_terms = cr_estimate_explain(m, quants[k], rigs[i], &o, &rows[n].est,
+								      rows[n].terms, MAX_TERMS);
 			n++;
 		}
 	}

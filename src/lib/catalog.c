@@ -268,6 +268,12 @@ static int read_rig(jr_ctx *c, const cJSON *o, cr_rig *r)
 	return CR_OK;
 }
 
+int cr_catalog_read_rig(jr_ctx *c, const cJSON *o, cr_rig *r)
+{
+	memset(r, 0, sizeof(*r));
+	return read_rig(c, o, r);
+}
+
 /* ---- models ------------------------------------------------------------ */
 
 static int read_linear(jr_ctx *c, const cJSON *o, cr_model *m)

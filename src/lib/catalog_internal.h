@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "clefrun/catalog.h"
+#include "json_read.h"
 
 /* The data files compiled in (generated from data/ by cmake/embed.cmake). */
 extern const char cr_embedded_models[];
@@ -17,5 +18,9 @@ extern const char cr_embedded_version[];
 
 /* Default usable share of a device's memory by kind (catalog.c). */
 double cr_default_usable_fraction(cr_mem_kind kind);
+
+/* Read and validate one rig object of the data/rigs.json format at the
+ * context's current path (catalog.c; reused for saved rigs, userrigs.c). */
+int cr_catalog_read_rig(jr_ctx *c, const cJSON *o, cr_rig *r);
 
 #endif

@@ -5,6 +5,7 @@
 #include "clefrun/estimate.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "speed_constants.h"
@@ -93,6 +94,9 @@ static uint32_t cells_swa(const cr_model *m, const cr_estimate_opts *o)
 {
 	uint64_t swa = pad_up((uint64_t)m->window * o->n_seq + o->n_ubatch, KV_PAD);
 	uint32_t full = cells_full(o);
+
+	if (o->swa_full)
+		return full;
 
 	return swa < full ? (uint32_t)swa : full;
 }
@@ -193,16 +197,6 @@ static double compute_buffer(const cr_model *m, const profile *pf, const cr_esti
 	return logits > kq ? logits : kq;
 }
 
-/* Where the bytes go at one context, and what fits. */
-typedef struct plan {
-	cr_memory mem;
-	bool fits;
-	double offload;    /* share of layer bytes in system RAM */
-	double free_bytes; /* left on the limiting tier */
-	double margin;     /* headroom wanted on that tier */
-	double layer_bytes;
-} plan;
-
 typedef struct tiers {
 	double acc_cap;     /* usable accelerator bytes, after runtime overhead */
 	double acc_overhead;
@@ -213,12 +207,22 @@ typedef struct tiers {
 	bool has_sys;
 } tiers;
 
+static double device_usable(const cr_device *d)
+{
+	return d->memory_gib * GIB * d->usable_fraction;
+}
+
+static double device_overhead(const cr_device *d)
+{
+	return d->kind == CR_MEM_DISCRETE ? DISCRETE_RUNTIME_BYTES : 0;
+}
+
 static void rig_tiers(const cr_rig *r, tiers *t)
 {
 	memset(t, 0, sizeof(*t));
 	for (unsigned g = 0; g < r->n_devices; g++) {
 		const cr_device *d = &r->devices[g];
-		double usable = d->count * d->memory_gib * GIB * d->usable_fraction;
+		double usable = d->count * device_usable(d);
 
 		if (d->kind == CR_MEM_SYSTEM) {
 			t->sys_cap += usable;
@@ -227,10 +231,8 @@ static void rig_tiers(const cr_rig *r, tiers *t)
 		}
 		t->n_acc += d->count;
 		t->acc_usable += usable;
-		if (d->kind == CR_MEM_DISCRETE)
-			t->acc_overhead += d->count * DISCRETE_RUNTIME_BYTES;
-		else
-			t->acc_unified = true;
+		t->acc_overhead += d->count * device_overhead(d);
+		t->acc_unified |= d->kind == CR_MEM_UNIFIED;
 	}
 	t->acc_cap = t->acc_usable - t->acc_overhead;
 }
@@ -240,10 +242,36 @@ static void rig_tiers(const cr_rig *r, tiers *t)
  * (Llama-3-8B Q4_K_M: "CPU buffer size = 281.81 MiB", measured_memory.md §1). */
 static double embedding_bytes(const cr_model *m, double weights)
 {
-	double emb = (double)m->vocab * m->hidden * (weights * 8.0 / (double)m->params) / 8.0;
+	double emb = (double)m->vocab * m->hidden * (weights / (double)m->params);
 
 	return emb < weights / 2 ? emb : weights / 2;
 }
+
+/* Share of the weights in routed MoE experts. With E experts of which k are
+ * used, active = rest + experts × k/E and total = rest + experts, so
+ * experts = (total − active) × E / (E − k). */
+static double expert_fraction(const cr_model *m)
+{
+	double e = m->experts_total, k = m->experts_used, x;
+
+	if (!m->experts_total || m->experts_used >= m->experts_total)
+		return 0;
+	x = ((double)m->params - (double)m->active_params) * e / (e - k) / (double)m->params;
+	return x < 0 ? 0 : x > 1 ? 1 : x;
+}
+
+/* Where the bytes go at one context, and what fits. */
+typedef struct plan {
+	cr_memory mem;
+	bool fits, tight;
+	double f;           /* share of layer bytes (weights, KV, state) in system RAM */
+	double expert_sys;  /* expert weight bytes in system RAM (--cpu-moe) */
+	double layer_bytes; /* weights + KV + state of the repeating layers on accelerators */
+	double acc_bytes;   /* on accelerators, without runtime overhead */
+	double unified_host;/* host buffers living in unified accelerator memory */
+	double compute;     /* one compute buffer */
+	double free_bytes;  /* left on the limiting tier */
+} plan;
 
 static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_opts *o,
 		      double weights, const tiers *t, plan *p)
@@ -254,80 +282,86 @@ static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_op
 	double compute = compute_buffer(m, pf, o);
 	/* Logits of one output per sequence, host side (0.49 MiB for a 128k vocab). */
 	double output = (double)m->vocab * 4.0 * o->n_seq;
-	double host_w, dev_w, host_extra, need;
+	double host_w, dev_w, host_extra, margin_acc, sys_bytes, free_acc;
 
 	memset(p, 0, sizeof(*p));
-	p->margin = (double)o->headroom_bytes * (t->n_acc ? t->n_acc : 1);
-	if (t->n_acc) {
-		/* Tied embeddings: llama.cpp loads the matrix twice, once as the
-		 * host-side input table and once as the offloaded output layer. */
-		host_w = emb;
-		dev_w = weights - emb + (m->tied_embeddings ? emb : 0);
-	} else {
-		host_w = weights;
-		dev_w = 0;
-	}
-	host_extra = host_w + output;
-	p->layer_bytes = dev_w + kv + state;
-	p->mem.weights_bytes = (uint64_t)(host_w + dev_w);
+	p->compute = compute;
 	p->mem.kv_bytes = (uint64_t)kv;
 	p->mem.state_bytes = (uint64_t)state;
 	p->mem.output_bytes = (uint64_t)output;
 
 	if (!t->n_acc) {
 		/* CPU only: everything in system RAM, one compute buffer. */
-		need = weights + kv + state + compute + output;
+		double need = weights + kv + state + compute + output;
+
+		p->mem.weights_bytes = (uint64_t)weights;
 		p->mem.compute_bytes = (uint64_t)compute;
-		p->mem.total_bytes = (uint64_t)need;
-		p->mem.host_bytes = (uint64_t)need;
+		p->mem.total_bytes = p->mem.host_bytes = (uint64_t)need;
 		p->mem.available_bytes = (uint64_t)t->sys_cap;
-		p->offload = 1.0;
+		p->f = 1.0;
+		p->layer_bytes = weights + kv + state;
 		p->fits = need <= t->sys_cap;
 		p->free_bytes = t->sys_cap - need;
+		p->tight = p->free_bytes < (double)o->headroom_bytes;
 		return;
 	}
 
+	/* Tied embeddings: llama.cpp loads the matrix twice, once as the
+	 * host-side input table and once as the offloaded output layer. */
+	host_w = emb;
+	dev_w = weights - emb + (m->tied_embeddings ? emb : 0);
+	if (o->cpu_moe)
+		p->expert_sys = expert_fraction(m) * (weights - emb);
+	host_extra = host_w + output;
+	p->unified_host = t->acc_unified && !t->has_sys ? host_extra : 0;
+	p->layer_bytes = dev_w - p->expert_sys + kv + state;
+	margin_acc = (double)o->headroom_bytes * t->n_acc;
+
+	if (o->gpu_layers >= 0) {
+		double on = (uint32_t)o->gpu_layers < m->n_layers ? (double)o->gpu_layers : (double)m->n_layers;
+
+		p->f = 1.0 - on / m->n_layers;
+	} else if (p->layer_bytes + compute * t->n_acc + p->unified_host > t->acc_cap &&
+		   t->has_sys) {
+		/* Partial offload: fill the accelerators up to their margin (as
+		 * llama.cpp's auto-fit does); the remaining layers go to RAM. */
+		double room = t->acc_cap - margin_acc - compute * t->n_acc - p->unified_host;
+		double spill = p->layer_bytes - (room > 0 ? room : 0);
+
+		p->f = spill > p->layer_bytes ? 1.0 : spill / p->layer_bytes;
+	}
+	p->acc_bytes = (1.0 - p->f) * p->layer_bytes + compute * t->n_acc + p->unified_host;
+	sys_bytes = host_extra + p->f * p->layer_bytes + p->expert_sys;
+	free_acc = t->acc_cap - p->acc_bytes;
+	p->fits = free_acc >= 0;
+	p->tight = free_acc < margin_acc;
+	p->free_bytes = free_acc;
+	if (t->has_sys && (p->f > 0 || p->expert_sys > 0)) {
+		double free_sys = t->sys_cap - sys_bytes;
+
+		p->fits = p->fits && free_sys >= 0;
+		p->tight = free_acc < margin_acc - 1.0 || free_sys < (double)o->headroom_bytes;
+		if (free_sys < p->free_bytes)
+			p->free_bytes = free_sys;
+	} else if (!t->has_sys && (p->f > 0 || p->expert_sys > 0)) {
+		p->fits = false; /* nowhere to put the rest (validate() reports it) */
+	}
+
+	p->mem.weights_bytes = (uint64_t)(host_w + dev_w);
 	p->mem.compute_bytes = (uint64_t)(compute * t->n_acc);
 	p->mem.overhead_bytes = (uint64_t)t->acc_overhead;
-	/* Unified memory: host-side buffers live in the same memory. */
-	need = p->layer_bytes + compute * t->n_acc + (t->acc_unified && !t->has_sys ? host_extra : 0);
-	p->mem.device_bytes = (uint64_t)(need + t->acc_overhead);
+	p->mem.device_bytes = (uint64_t)(p->acc_bytes + t->acc_overhead);
+	p->mem.host_bytes = (uint64_t)sys_bytes;
 	p->mem.available_bytes = (uint64_t)t->acc_usable;
-	if (need <= t->acc_cap) {
-		p->fits = true;
-		p->free_bytes = t->acc_cap - need;
-	} else if (t->has_sys) {
-		/* Partial offload: fill the accelerators up to their margin (as
-		 * llama.cpp's auto-fit does), the remaining layers go to RAM. */
-		double room = t->acc_cap - p->margin - compute * t->n_acc;
-		double spill = p->layer_bytes - (room > 0 ? room : 0);
-		double sys_need;
-
-		if (spill > p->layer_bytes)
-			spill = p->layer_bytes;
-		p->offload = spill / p->layer_bytes;
-		sys_need = host_extra + spill;
-		p->mem.device_bytes = (uint64_t)(need - spill + t->acc_overhead);
-		p->fits = sys_need <= t->sys_cap;
-		p->free_bytes = t->sys_cap - sys_need;
-		p->margin = (double)o->headroom_bytes;
-	} else {
-		p->fits = false;
-		p->free_bytes = t->acc_cap - need;
+	p->mem.total_bytes = p->mem.device_bytes;
+	if (t->has_sys) {
+		/* The rig's RAM is one of its tiers: count and offer it. */
+		p->mem.total_bytes += p->mem.host_bytes;
+		p->mem.available_bytes += (uint64_t)t->sys_cap;
 	}
-	if (t->has_sys || t->acc_unified) {
-		p->mem.host_bytes = (uint64_t)(host_extra + p->offload * p->layer_bytes);
-		p->mem.total_bytes = p->mem.device_bytes + (t->has_sys ? p->mem.host_bytes : 0);
-		if (t->has_sys)
-			p->mem.available_bytes += (uint64_t)t->sys_cap;
-	} else {
-		/* Discrete GPUs only: host RAM is not part of the rig; report the
-		 * host-side bytes apart, not in the total compared with VRAM. */
-		p->mem.host_bytes = (uint64_t)host_extra;
-		p->mem.total_bytes = p->mem.device_bytes;
-	}
-	if (t->acc_unified && !t->has_sys)
-		p->mem.total_bytes = p->mem.device_bytes;
+	/* Discrete GPUs alone: host RAM is not part of the rig; host_bytes is
+	 * reported apart, not in the total compared with VRAM. Unified memory:
+	 * the host buffers are already inside device_bytes. */
 }
 
 static const cr_speed_constants *speed_of(cr_backend b)
@@ -335,59 +369,121 @@ static const cr_speed_constants *speed_of(cr_backend b)
 	return &cr_speed_table[(unsigned)b < CR_BACKEND_COUNT ? b : CR_BACKEND_CPU];
 }
 
+/* The accelerator backend that sets the per-token latency (the first
+ * accelerator group, else the CPU). */
+static const cr_speed_constants *primary(const cr_rig *r)
+{
+	for (unsigned g = 0; g < r->n_devices; g++)
+		if (r->devices[g].kind != CR_MEM_SYSTEM)
+			return speed_of(r->devices[g].backend);
+	return speed_of(CR_BACKEND_CPU);
+}
+
+static const cr_device *first_system(const cr_rig *r)
+{
+	for (unsigned g = 0; g < r->n_devices; g++)
+		if (r->devices[g].kind == CR_MEM_SYSTEM)
+			return &r->devices[g];
+	return NULL;
+}
+
+/* Per-token time of tensor parallelism's all-reduces: two per layer
+ * (after attention and after the FFN), each moving 2(n−1)/n × hidden × 2 B
+ * per device over the link (ring all-reduce). */
+static double tp_comm_s(const cr_model *m, const cr_rig *r, unsigned n)
+{
+	double link = (r->interconnect_gbs > 0 ? r->interconnect_gbs : cr_tp_default_link_gbs) * 1e9;
+	double msg = 2.0 * (n - 1) / n * m->hidden * 2.0;
+
+	return n > 1 ? 2.0 * m->n_layers * (cr_tp_allreduce_latency_s + msg / link) : 0;
+}
+
+/* Time for `acc_bytes` read (or `acc_work` done) on the accelerators, given
+ * per-device rates: layer split runs the devices in turn (sum of shares),
+ * tensor split at once (slowest share). `rate` returns bytes or FLOPs per
+ * second of one device. */
+static double acc_time(const cr_rig *r, const tiers *t, const cr_estimate_opts *o, double work,
+		       double (*rate)(const cr_device *))
+{
+	double total = 0, slowest = 0;
+
+	for (unsigned g = 0; g < r->n_devices; g++) {
+		const cr_device *d = &r->devices[g];
+		double share, tm;
+
+		if (d->kind == CR_MEM_SYSTEM)
+			continue;
+		share = d->count * device_usable(d) / t->acc_usable;
+		tm = share * work / rate(d);
+		total += tm;
+		if (tm / d->count > slowest)
+			slowest = tm / d->count;
+	}
+	return o->split == CR_SPLIT_TENSOR ? slowest : total;
+}
+
+static double decode_rate(const cr_device *d)
+{
+	return speed_of(d->backend)->decode_eff * d->bandwidth_gbs * 1e9;
+}
+
+static double prefill_rate(const cr_device *d)
+{
+	return speed_of(d->backend)->prefill_eff * d->fp16_tflops * 1e12;
+}
+
+typedef struct decode_out {
+	double tps;
+	double acc_read, sys_read; /* bytes per token per tier */
+	double weights_read;
+} decode_out;
+
 /* Decode tokens/s at `depth` cached tokens (design.md "Decode tokens/s"). */
-static double decode_tps(const cr_model *m, const profile *pf, const cr_estimate_opts *o,
-			 const cr_rig *r,
-			 const tiers *t, const plan *p, double weights, uint32_t depth,
-			 uint64_t *weights_read)
+static void decode(const cr_model *m, const profile *pf, const cr_estimate_opts *o,
+		   const cr_rig *r, const tiers *t, const plan *p, double weights, uint32_t depth,
+		   decode_out *d)
 {
 	double active = (double)m->active_params / (double)m->params;
 	double emb = embedding_bytes(m, weights);
 	/* The embedding lookup reads one row; an untied table is not streamed. */
 	double w_read = (weights - (m->tied_embeddings ? 0 : emb)) * active;
-	double bytes = w_read + (double)kv_bytes_at(m, pf, o, depth) + (double)pf->state_bytes;
-	double acc_time = 0, sys_time = 0, lat = 0;
-	bool have_lat = false;
+	double kvs_read = (double)kv_bytes_at(m, pf, o, depth) + (double)pf->state_bytes;
+	double expert_read = 0, sys_w, time = primary(r)->decode_latency_s;
+	const cr_device *sys = first_system(r);
 
-	*weights_read = (uint64_t)w_read;
-	for (unsigned g = 0; g < r->n_devices; g++) {
-		const cr_device *d = &r->devices[g];
-		const cr_speed_constants *k = speed_of(d->backend);
-		double bw = d->bandwidth_gbs * 1e9;
+	if (o->cpu_moe && m->experts_total)
+		expert_read = p->expert_sys * m->experts_used / m->experts_total;
+	sys_w = expert_read + p->f * (w_read - expert_read);
+	d->weights_read = w_read;
+	d->sys_read = sys_w + p->f * kvs_read;
+	d->acc_read = w_read + kvs_read - d->sys_read;
+	if (!t->n_acc)
+		d->sys_read = w_read + kvs_read;
+	if (t->n_acc && d->acc_read > 0) {
+		double ta = acc_time(r, t, o, d->acc_read, decode_rate);
 
-		if (d->kind == CR_MEM_SYSTEM) {
-			/* One socket's bandwidth: llama.cpp does not scale across
-			 * NUMA nodes (facts/rigs_notes.md, dual EPYC). */
-			sys_time += p->offload * bytes / (k->decode_eff * bw);
-			if (!t->n_acc) {
-				lat = k->decode_latency_s;
-				have_lat = true;
-			}
-			continue;
-		}
-		/* Layer split: each group holds a share in proportion to its
-		 * usable memory, and the devices run one after another. */
-		double share = d->count * d->memory_gib * GIB * d->usable_fraction / t->acc_usable;
-
-		acc_time += (1.0 - p->offload) * share * bytes / (k->decode_eff * bw);
-		if (!have_lat) {
-			lat = k->decode_latency_s;
-			have_lat = true;
-		}
+		if (o->split == CR_SPLIT_TENSOR)
+			ta += tp_comm_s(m, r, t->n_acc);
+		else if (t->n_acc > 1)
+			ta *= cr_multi_gpu_decode_factor;
+		time += ta;
 	}
-	if (t->n_acc > 1)
-		acc_time *= CR_MULTI_GPU_DECODE_FACTOR;
-	return 1.0 / (acc_time + sys_time + lat);
+	/* RAM is read at one socket's bandwidth: llama.cpp does not scale
+	 * across NUMA nodes (facts/rigs_notes.md, dual EPYC). */
+	if (sys && d->sys_read > 0)
+		time += d->sys_read / decode_rate(sys);
+	d->tps = 1.0 / time;
 }
 
 /* Prefill tokens/s for a prompt of `prompt` tokens (design.md "Prefill"). */
-static double prefill_tps(const cr_model *m, const cr_rig *r, const tiers *t, const plan *p,
-			  uint32_t prompt)
+static double prefill_tps(const cr_model *m, const cr_estimate_opts *o, const cr_rig *r,
+			  const tiers *t, const plan *p, double weights, uint32_t prompt)
 {
 	/* 2 FLOPs per active weight, plus QK^T and AV against on average half
 	 * the prompt on every attention layer (sliding layers: the window). */
 	double flops = 2.0 * (double)m->active_params;
-	double half = prompt / 2.0, time = 0;
+	double half = prompt / 2.0, time = 0, sys_share;
+	const cr_device *sys = first_system(r);
 
 	for (uint32_t i = 0; i < m->n_layers && i < CR_MAX_LAYERS; i++) {
 		double ctx;
@@ -397,21 +493,34 @@ static double prefill_tps(const cr_model *m, const cr_rig *r, const tiers *t, co
 		ctx = m->layer_kind[i] == CR_LAYER_SLIDING && m->window < half ? m->window : half;
 		flops += 2.0 * m->n_heads * (double)(m->head_dim_k + m->head_dim_v) * ctx;
 	}
-	for (unsigned g = 0; g < r->n_devices; g++) {
-		const cr_device *d = &r->devices[g];
-		const cr_speed_constants *k = speed_of(d->backend);
-		double part;
+	/* Layers or experts kept in RAM (partial offload, --cpu-moe). */
+	sys_share = t->n_acc ? (p->f > 0 || p->expert_sys > 0) : 1.0;
+	if (t->n_acc) {
+		for (unsigned g = 0; g < r->n_devices; g++)
+			if (r->devices[g].kind != CR_MEM_SYSTEM && r->devices[g].fp16_tflops <= 0)
+				return 0; /* unknown: no figure for a device that does work */
+		/* llama.cpp runs large batches of layers kept in RAM on the GPU
+		 * too, copying their weights over the bus once per micro-batch
+		 * (ggml-backend op offload, batches >= 32): the GPUs do all the
+		 * FLOPs and the bus adds sys weights / n_ubatch per token. */
+		time += acc_time(r, t, o, flops, prefill_rate);
+		if (sys_share > 0) {
+			double link = (r->interconnect_gbs > 0 ? r->interconnect_gbs
+							       : cr_tp_default_link_gbs) * 1e9;
+			double sys_w = p->f * (weights - embedding_bytes(m, weights)) + p->expert_sys;
 
-		if (d->kind == CR_MEM_SYSTEM)
-			part = p->offload;
-		else
-			part = (1.0 - p->offload) * d->count * d->memory_gib * GIB *
-			       d->usable_fraction / t->acc_usable;
-		if (part <= 0)
-			continue;
-		if (d->fp16_tflops <= 0)
-			return 0; /* unknown: no figure for a device that does work */
-		time += part * flops / (k->prefill_eff * d->fp16_tflops * 1e12);
+			time += sys_w / link / o->n_ubatch;
+		}
+		if (o->split == CR_SPLIT_TENSOR && t->n_acc > 1) {
+			double link = (r->interconnect_gbs > 0 ? r->interconnect_gbs
+							       : cr_tp_default_link_gbs) * 1e9;
+
+			time += 2.0 * m->n_layers * 2.0 * (t->n_acc - 1) / t->n_acc * m->hidden * 2.0 / link;
+		}
+	} else {
+		if (!sys || sys->fp16_tflops <= 0)
+			return 0;
+		time += flops / prefill_rate(sys);
 	}
 	return time > 0 ? 1.0 / time : 0;
 }
@@ -419,9 +528,12 @@ static double prefill_tps(const cr_model *m, const cr_rig *r, const tiers *t, co
 static int validate(const cr_model *m, const cr_quant *q, const cr_rig *r,
 		    const cr_estimate_opts *o, cr_error *err)
 {
+	bool has_sys = false, has_acc = false;
+
 	if (!m || !q || !r || !o)
 		return cr_seterr(err, CR_ERR_INVALID, "estimate: missing model, quant, rig or options");
-	if (!m->params || !m->n_layers || m->n_layers > CR_MAX_LAYERS || !m->vocab || !m->hidden)
+	if (!m->params || !m->n_layers || m->n_layers > CR_MAX_LAYERS || !m->vocab || !m->hidden ||
+	    !m->n_heads || m->active_params > m->params)
 		return cr_seterr(err, CR_ERR_INVALID, "model %s: incomplete architecture", m->id);
 	if (!r->n_devices || r->n_devices > CR_MAX_DEVICE_GROUPS)
 		return cr_seterr(err, CR_ERR_INVALID, "rig %s: no devices", r->id);
@@ -429,12 +541,17 @@ static int validate(const cr_model *m, const cr_quant *q, const cr_rig *r,
 		const cr_device *d = &r->devices[g];
 
 		if (!d->count || !(d->memory_gib > 0) || !(d->bandwidth_gbs > 0) ||
-		    !(d->usable_fraction > 0) || d->usable_fraction > 1)
+		    !(d->usable_fraction > 0) || d->usable_fraction > 1 || !(d->fp16_tflops >= 0))
 			return cr_seterr(err, CR_ERR_INVALID, "rig %s: devices[%u]: incomplete figures",
 					 r->id, g);
+		if (d->kind == CR_MEM_SYSTEM)
+			has_sys = true;
+		else
+			has_acc = true;
 	}
 	if (!o->n_ctx || !o->n_seq || !o->n_ubatch)
-		return cr_seterr(err, CR_ERR_INVALID, "context, parallel sequences and ubatch must be positive");
+		return cr_seterr(err, CR_ERR_INVALID,
+				 "context, parallel sequences and ubatch must be positive");
 	if (o->n_ctx > m->context_max)
 		return cr_seterr(err, CR_ERR_RANGE, "context %u is above %s's maximum of %u tokens",
 				 o->n_ctx, m->id, m->context_max);
@@ -445,6 +562,13 @@ static int validate(const cr_model *m, const cr_quant *q, const cr_rig *r,
 		return cr_seterr(err, CR_ERR_UNSUPPORTED,
 				 "a quantized V cache (%s) needs flash attention; llama.cpp refuses it with flash attention off",
 				 cr_kv_type_name(o->type_v));
+	if ((o->gpu_layers >= 0 || o->cpu_moe) && !(has_sys && has_acc))
+		return cr_seterr(err, CR_ERR_UNSUPPORTED,
+				 "rig %s: --gpu-layers and --cpu-moe need a rig with both GPUs and a system RAM tier (e.g. custom:...,ram_gb=64,ram_bw_gbs=89.6)",
+				 r->id);
+	if (o->cpu_moe && !m->experts_total)
+		return cr_seterr(err, CR_ERR_UNSUPPORTED, "--cpu-moe: %s is not a mixture-of-experts model",
+				 m->id);
 	return CR_OK;
 }
 
@@ -476,11 +600,74 @@ static uint32_t solve_max_context(const cr_model *m, const profile *pf,
 	return lo * KV_PAD > m->context_max ? m->context_max : lo * KV_PAD;
 }
 
+static void fill_devices(const cr_model *m, const cr_rig *r, const tiers *t, const plan *p,
+			 cr_estimate *out)
+{
+	double layers_acc = (1.0 - p->f) * m->n_layers;
+
+	out->gpu_layers = t->n_acc ? (uint32_t)(layers_acc + 0.5) : 0;
+	for (unsigned g = 0; g < r->n_devices; g++) {
+		const cr_device *d = &r->devices[g];
+		cr_device_use *u = &out->devices[g];
+
+		u->usable_per_device = (uint64_t)device_usable(d);
+		if (d->kind == CR_MEM_SYSTEM) {
+			double sys = t->n_acc ? (double)out->memory.host_bytes
+					      : (double)out->memory.total_bytes;
+
+			u->bytes_per_device = (uint64_t)(sys / t->sys_cap * device_usable(d));
+			u->layers_per_device = t->n_acc ? p->f * m->n_layers * device_usable(d) / t->sys_cap
+							: (double)m->n_layers / d->count;
+			continue;
+		}
+		{
+			double share = device_usable(d) / t->acc_usable;
+
+			u->bytes_per_device = (uint64_t)((1.0 - p->f) * p->layer_bytes * share +
+							 p->unified_host * share + p->compute +
+							 device_overhead(d));
+			u->layers_per_device = layers_acc * share;
+		}
+	}
+}
+
+static cr_tier speed_tier(const cr_estimate_opts *o, const cr_estimate *e)
+{
+	if (o->workload == CR_WORKLOAD_DECIDE && e->time_to_decision_s > 0) {
+		if (e->time_to_decision_s <= CR_TIER_FAST_DECIDE_S)
+			return CR_TIER_FAST;
+		return e->time_to_decision_s <= CR_TIER_OK_DECIDE_S ? CR_TIER_OK : CR_TIER_SLOW;
+	}
+	if (e->decode_tokens_per_s >= CR_TIER_FAST_TPS)
+		return CR_TIER_FAST;
+	return e->decode_tokens_per_s >= CR_TIER_OK_TPS ? CR_TIER_OK : CR_TIER_SLOW;
+}
+
+static void describe_basis(const cr_rig *r, const tiers *t, const cr_estimate_opts *o,
+			   const decode_out *d, cr_estimate *out)
+{
+	const cr_speed_constants *k = primary(r);
+	const char *mode = t->n_acc > 1 ? (o->split == CR_SPLIT_TENSOR ? "tensor split, " : "layer split, ") : "";
+
+	if (d->sys_read > 0 && t->n_acc)
+		snprintf(out->basis, sizeof(out->basis),
+			 "bandwidth: %s%.2f GB/token on accelerators + %.2f GB/token from system RAM, %.2f ms/token latency",
+			 mode, d->acc_read / 1e9, d->sys_read / 1e9, k->decode_latency_s * 1e3);
+	else
+		snprintf(out->basis, sizeof(out->basis),
+			 "bandwidth: %s%.2f GB/token at %.0f%% of peak, %.2f ms/token latency",
+			 mode, (d->acc_read + (t->n_acc ? 0 : d->sys_read)) / 1e9,
+			 (t->n_acc ? k : speed_of(CR_BACKEND_CPU))->decode_eff * 100,
+			 (t->n_acc ? k : speed_of(CR_BACKEND_CPU))->decode_latency_s * 1e3);
+}
+
 int cr_estimate_run(const cr_model *m, const cr_quant *q, const cr_rig *r,
 		    const cr_estimate_opts *o, cr_estimate *out, cr_error *err)
 {
 	cr_estimate_opts at = *o;
+	const cr_speed_constants *k;
 	double weights;
+	decode_out d;
 	tiers t;
 	profile pf;
 	plan p, pmin;
@@ -492,12 +679,13 @@ int cr_estimate_run(const cr_model *m, const cr_quant *q, const cr_rig *r,
 	weights = (double)cr_estimate_weights_bytes(m, q, o);
 	rig_tiers(r, &t);
 	make_profile(m, o, &pf);
-	if (t.n_acc && t.acc_usable <= 0)
+	if ((t.n_acc && t.acc_usable <= 0) || (!t.n_acc && t.sys_cap <= 0))
 		return cr_seterr(err, CR_ERR_INVALID, "rig %s: no usable memory", r->id);
 
 	make_plan(m, &pf, o, weights, &t, &p);
 	out->memory = p.mem;
 	out->context = o->n_ctx;
+	out->flash_attn = o->flash_attn;
 	out->kv_cells_full = cells_full(o);
 	out->kv_cells_swa = m->window ? cells_swa(m, o) : 0;
 	/* Growth per token of context: one cell of every full-attention layer
@@ -505,13 +693,15 @@ int cr_estimate_run(const cr_model *m, const cr_quant *q, const cr_rig *r,
 	out->kv_bytes_per_token = pf.full_cell_bytes;
 	out->fits = p.fits;
 	out->max_context = solve_max_context(m, &pf, o, weights, &t);
-	out->offload_fraction = p.offload;
+	out->offload_fraction = p.f;
 	out->free_bytes = p.free_bytes > 0 ? (uint64_t)p.free_bytes : 0;
+	fill_devices(m, r, &t, &p, out);
 
 	at.n_ctx = o->n_ctx < MIN_CTX ? o->n_ctx : MIN_CTX;
 	make_plan(m, &pf, &at, weights, &t, &pmin);
 	if (!pmin.fits) {
 		out->tier = CR_TIER_NOFIT;
+		snprintf(out->basis, sizeof(out->basis), "does not fit at a %u-token context", at.n_ctx);
 		return CR_OK;
 	}
 	/* Speeds at the requested context, or at the largest that fits. */
@@ -522,20 +712,145 @@ int cr_estimate_run(const cr_model *m, const cr_quant *q, const cr_rig *r,
 	}
 	out->decode_depth = o->depth ? (o->depth < at.n_ctx ? o->depth : at.n_ctx) : at.n_ctx;
 	out->prompt_tokens = o->prompt_tokens ? o->prompt_tokens
-					      : (at.n_ctx < 2048 ? at.n_ctx : 2048);
-	out->decode_tokens_per_s = decode_tps(m, &pf, &at, r, &t, &p, weights, out->decode_depth,
-					      &out->weights_read_bytes);
-	out->prefill_tokens_per_s = prefill_tps(m, r, &t, &p, out->prompt_tokens);
+					      : (at.n_ctx < CR_DEFAULT_PROMPT_TOKENS ? at.n_ctx : CR_DEFAULT_PROMPT_TOKENS);
+	decode(m, &pf, &at, r, &t, &p, weights, out->decode_depth, &d);
+	k = t.n_acc ? primary(r) : speed_of(CR_BACKEND_CPU);
+	out->weights_read_bytes = (uint64_t)d.weights_read;
+	out->decode_tokens_per_s = d.tps;
+	out->decode_tokens_per_s_low = d.tps * k->decode_q10;
+	out->decode_tokens_per_s_high = d.tps * k->decode_q90;
+	out->prefill_tokens_per_s = prefill_tps(m, &at, r, &t, &p, weights, out->prompt_tokens);
 	if (out->prefill_tokens_per_s > 0)
 		out->time_to_decision_s = out->prompt_tokens / out->prefill_tokens_per_s;
+	describe_basis(r, &t, o, &d, out);
 
-	if (!out->fits || p.free_bytes < p.margin)
+	if (!out->fits || p.tight)
 		out->tier = CR_TIER_TIGHT;
-	else if (out->decode_tokens_per_s >= CR_TIER_FAST_TPS)
-		out->tier = CR_TIER_FAST;
-	else if (out->decode_tokens_per_s >= CR_TIER_OK_TPS)
-		out->tier = CR_TIER_OK;
 	else
-		out->tier = CR_TIER_SLOW;
+		out->tier = speed_tier(o, out);
 	return CR_OK;
+}
+
+bool cr_estimate_resolve_flash_attn(const cr_model *m, const cr_rig *r, cr_flash_attn fa,
+				    char *why, size_t cap)
+{
+	(void)r;
+	if (fa == CR_FA_ON || fa == CR_FA_OFF) {
+		snprintf(why, cap, "flash attention %s (as requested)", fa == CR_FA_ON ? "on" : "off");
+		return fa == CR_FA_ON;
+	}
+	/* llama.cpp -fa auto (src/llama-context.cpp) enables flash attention
+	 * when the device holding each layer supports the op for the model's
+	 * head sizes; the CUDA, Metal, Vulkan, ROCm and CPU kernels cover K/V
+	 * head sizes up to 256 and the MLA case (576/512). */
+	if (!m->mla && (m->head_dim_k > 256 || m->head_dim_v > 256)) {
+		snprintf(why, cap, "flash attention auto resolved to off: head size %u/%u has no flash-attention kernel",
+			 m->head_dim_k, m->head_dim_v);
+		return false;
+	}
+	snprintf(why, cap, "flash attention auto resolved to on: every backend has a kernel for head size %u",
+		 m->mla ? m->mla_kv_lora_rank + m->mla_rope_dim : m->head_dim_k);
+	return true;
+}
+
+/* ---- --explain -------------------------------------------------------------- */
+
+static cr_term *term(cr_term *t, size_t *n, size_t max, const char *name, double value,
+		     const char *unit, const char *source)
+{
+	cr_term *x;
+
+	if (*n >= max)
+		return NULL;
+	x = &t[(*n)++];
+	x->name = name;
+	x->value = value;
+	x->unit = unit;
+	x->source = source;
+	x->formula[0] = '\0';
+	return x;
+}
+
+size_t cr_estimate_explain(const cr_model *m, const cr_quant *q, const cr_rig *r,
+			   const cr_estimate_opts *o, const cr_estimate *e, cr_term *terms,
+			   size_t max)
+{
+	const cr_estimate_opts *use = o;
+	cr_estimate_opts at = *o;
+	const cr_speed_constants *k = primary(r);
+	double weights, emb;
+	size_t n = 0;
+	cr_term *x;
+	profile pf;
+	tiers t;
+	plan p;
+
+	if (validate(m, q, r, o, NULL))
+		return 0;
+	weights = (double)cr_estimate_weights_bytes(m, q, o);
+	emb = embedding_bytes(m, weights);
+	rig_tiers(r, &t);
+	if (!e->fits && e->max_context) {
+		at.n_ctx = e->max_context;
+		use = &at;
+	}
+	make_profile(m, use, &pf);
+	make_plan(m, &pf, use, weights, &t, &p);
+
+	if ((x = term(terms, &n, max, "weights", (double)e->memory.weights_bytes, "bytes",
+		      "params x whole-file bpw (data/quants.json, llama-quantize table); token embeddings on the host (llama.cpp CPU buffer)"))) {
+		if (o->weights_bytes)
+			snprintf(x->formula, sizeof(x->formula), "exact tensor bytes %.0f%s",
+				 weights, m->tied_embeddings && t.n_acc ? " + tied output copy" : "");
+		else
+			snprintf(x->formula, sizeof(x->formula),
+				 "%.4g params x %.2f bpw / 8 = %.3f GB (embeddings %.3f GB on host%s)",
+				 (double)m->params, q->bpw, weights / 1e9, emb / 1e9,
+				 m->tied_embeddings && t.n_acc ? ", counted twice: tied" : "");
+	}
+	if ((x = term(terms, &n, max, "kv_cache", (double)p.mem.kv_bytes, "bytes",
+		      "llama.cpp: full layers n_ctx padded to 256 cells; SWA layers min(n_ctx, pad(window x n_seq + n_ubatch, 256)) (llama-kv-cache-iswa.cpp)")))
+		snprintf(x->formula, sizeof(x->formula),
+			 "%llu B/cell (full layers) x %u cells + %llu B/cell (sliding) x %u cells [K %s, V %s]",
+			 (unsigned long long)pf.full_cell_bytes, cells_full(use),
+			 (unsigned long long)pf.swa_cell_bytes, m->window ? cells_swa(m, use) : 0,
+			 cr_kv_type_name(o->type_k), cr_kv_type_name(o->type_v));
+	if ((x = term(terms, &n, max, "state", (double)pf.state_bytes, "bytes",
+		      "F32 conv + recurrent state per linear-attention layer and sequence (llama.cpp n_embd_r / n_embd_s)")))
+		snprintf(x->formula, sizeof(x->formula), "%u layers x %u seq x ((k-1)(v_heads v_dim + 2 k_heads k_dim) + k_dim v_heads v_dim) x 4 B",
+			 cr_model_count_layers(m, CR_LAYER_RECURRENT), o->n_seq);
+	if ((x = term(terms, &n, max, "compute", (double)p.mem.compute_bytes, "bytes",
+		      "max(logits n_vocab x n_ubatch x 4 B, no flash attention: KQ n_ctx x n_ubatch x n_head x 4 B), per accelerator (measured_memory.md 1, 5, 8)")))
+		snprintf(x->formula, sizeof(x->formula), "%.1f MiB x %u device(s), flash attention %s",
+			 p.compute / MIB, t.n_acc ? t.n_acc : 1, o->flash_attn ? "on" : "off");
+	if ((x = term(terms, &n, max, "output", (double)p.mem.output_bytes, "bytes",
+		      "logits buffer on the host (measured_memory.md 1: 0.49 MiB for 128k vocab)")))
+		snprintf(x->formula, sizeof(x->formula), "%u vocab x 4 B x %u seq", m->vocab, o->n_seq);
+	if ((x = term(terms, &n, max, "overhead", (double)p.mem.overhead_bytes, "bytes",
+		      "512 MiB per discrete GPU: CUDA context and driver reservation (design.md 0.3-0.8 GB; measured_memory.md 3)")))
+		snprintf(x->formula, sizeof(x->formula), "%.0f MiB", t.acc_overhead / MIB);
+	if ((x = term(terms, &n, max, "total", (double)e->memory.total_bytes, "bytes",
+		      "sum of the terms on the rig's tiers")))
+		snprintf(x->formula, sizeof(x->formula), "device %.3f GB + host %.3f GB%s; %.1f%% of layers in system RAM",
+			 (double)e->memory.device_bytes / 1e9, (double)e->memory.host_bytes / 1e9,
+			 t.has_sys ? "" : " (host not counted: discrete GPUs only)", e->offload_fraction * 100);
+	if ((x = term(terms, &n, max, "available", (double)e->memory.available_bytes, "bytes",
+		      "discrete 100%, unified 75% (Metal recommendedMaxWorkingSetSize), system RAM 90% (clefrun policy)")))
+		snprintf(x->formula, sizeof(x->formula), "accelerators %.3f GB + system RAM %.3f GB; headroom wanted %.0f MiB per device",
+			 t.acc_usable / 1e9, t.has_sys ? t.sys_cap / 1e9 : 0.0, (double)o->headroom_bytes / MIB);
+	if ((x = term(terms, &n, max, "decode", e->decode_tokens_per_s, "tokens/s",
+		      "1 / (bytes read / (eff x bandwidth) + latency); eff and latency fitted per backend (docs/accuracy.md)")))
+		snprintf(x->formula, sizeof(x->formula),
+			 "weights %.3f GB + KV at depth %u; eff %.3f, latency %.2f ms; range %.1f-%.1f",
+			 (double)e->weights_read_bytes / 1e9, e->decode_depth, k->decode_eff,
+			 k->decode_latency_s * 1e3, e->decode_tokens_per_s_low, e->decode_tokens_per_s_high);
+	if ((x = term(terms, &n, max, "prefill", e->prefill_tokens_per_s, "tokens/s",
+		      "eff x FP16 TFLOPS / (2 x active params + attention); eff fitted on pp512 rows (docs/accuracy.md)")))
+		snprintf(x->formula, sizeof(x->formula), "2 x %.4g active params per token + attention over %u/2 tokens; eff %.3f",
+			 (double)m->active_params, e->prompt_tokens, k->prefill_eff);
+	if ((x = term(terms, &n, max, "time_to_decision", e->time_to_decision_s, "s",
+		      "prompt tokens / prefill tokens/s (one forward pass)")))
+		snprintf(x->formula, sizeof(x->formula), "%u tokens / %.1f tokens/s", e->prompt_tokens,
+			 e->prefill_tokens_per_s);
+	return n;
 }

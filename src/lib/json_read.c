@@ -280,6 +280,8 @@ int jr_check_id(jr_ctx *c, const char *key, const char *id, bool upper)
 {
 	if (!id[0])
 		return jr_fail(c, CR_ERR_INVALID, key, "empty id");
+	if (strlen(id) >= CR_JR_ID_MAX)
+		return jr_fail(c, CR_ERR_INVALID, key, "id longer than %d characters", CR_JR_ID_MAX - 1);
 	for (const char *p = id; *p; p++) {
 		char ch = *p;
 		bool ok;

@@ -57,7 +57,8 @@ int jr_opt_bool(jr_ctx *c, const cJSON *obj, const char *key, bool *out);
 int jr_as_uint(jr_ctx *c, const cJSON *item, const char *key, uint64_t lo, uint64_t hi, uint64_t *out);
 int jr_as_string(jr_ctx *c, const cJSON *item, const char *key, char *buf, size_t cap);
 
-/* Ids: [a-z0-9][a-z0-9.+_-]* (lower) or [A-Z0-9_]+ (upper). */
+/* Ids: [a-z0-9][a-z0-9.+_-]* (lower) or [A-Z0-9_]+ (upper), shorter than CR_JR_ID_MAX. */
+#define CR_JR_ID_MAX 48
 int jr_check_id(jr_ctx *c, const char *key, const char *id, bool upper);
 
 #endif

@@ -40,7 +40,7 @@ int cr_rig_parse_spec(const char *spec, cr_rig *out, cr_error *err)
 {
 	const size_t plen = strlen(CR_RIG_SPEC_PREFIX);
 	char buf[SPEC_MAX];
-	double mem = 0, bw = 0, devices = 1, tflops = 0;
+	double mem = 0, bw = 0, devices = 1, tflops = 0, ram = 0, ram_bw = 0;
 	bool have_backend = false, have_kind = false;
 	cr_device *d = &out->devices[0];
 	char *p;
@@ -81,6 +81,10 @@ int cr_rig_parse_spec(const char *spec, cr_rig *out, cr_error *err)
 					       spec);
 		} else if (strcmp(p, "tflops") == 0) {
 			rc = parse_number(spec, p, eq + 1, 0, 1e6, &tflops, err);
+		} else if (strcmp(p, "ram_gb") == 0) {
+			rc = parse_number(spec, p, eq + 1, 0.001, 65536, &ram, err);
+		} else if (strcmp(p, "ram_bw_gbs") == 0) {
+			rc = parse_number(spec, p, eq + 1, 0.001, 1e5, &ram_bw, err);
 		} else if (strcmp(p, "backend") == 0) {
 			if (cr_backend_parse(eq + 1, &d->backend))
 				rc = cr_seterr(err, CR_ERR_INVALID,
@@ -95,7 +99,7 @@ int cr_rig_parse_spec(const char *spec, cr_rig *out, cr_error *err)
 			have_kind = true;
 		} else {
 			rc = cr_seterr(err, CR_ERR_INVALID,
-				       "rig spec \"%s\": unknown key \"%s\" (expected mem_gb, bw_gbs, devices, tflops, backend, kind)",
+				       "rig spec \"%s\": unknown key \"%s\" (expected mem_gb, bw_gbs, devices, tflops, backend, kind, ram_gb, ram_bw_gbs)",
 				       spec, p);
 		}
 		if (rc)
@@ -121,6 +125,12 @@ int cr_rig_parse_spec(const char *spec, cr_rig *out, cr_error *err)
 				 "rig spec \"%s\": kind=system needs backend=cpu", spec);
 	if (d->kind == CR_MEM_SYSTEM)
 		d->backend = CR_BACKEND_CPU;
+	if ((ram > 0) != (ram_bw > 0))
+		return cr_seterr(err, CR_ERR_INVALID,
+				 "rig spec \"%s\": ram_gb and ram_bw_gbs go together", spec);
+	if (ram > 0 && d->kind == CR_MEM_SYSTEM)
+		return cr_seterr(err, CR_ERR_INVALID,
+				 "rig spec \"%s\": ram_gb adds system RAM to GPUs; this rig is system RAM already", spec);
 
 	cr_strlcpy(out->id, spec, sizeof(out->id));
 	snprintf(out->name, sizeof(out->name), "Custom %gx %g GiB %s, %g GB/s",
@@ -132,6 +142,18 @@ int cr_rig_parse_spec(const char *spec, cr_rig *out, cr_error *err)
 	d->fp16_tflops = tflops;
 	d->usable_fraction = cr_default_usable_fraction(d->kind);
 	out->n_devices = 1;
+	if (ram > 0) {
+		cr_device *s = &out->devices[1];
+
+		cr_strlcpy(s->name, "system RAM", sizeof(s->name));
+		s->count = 1;
+		s->memory_gib = ram;
+		s->bandwidth_gbs = ram_bw;
+		s->backend = CR_BACKEND_CPU;
+		s->kind = CR_MEM_SYSTEM;
+		s->usable_fraction = cr_default_usable_fraction(CR_MEM_SYSTEM);
+		out->n_devices = 2;
+	}
 	cr_strlcpy(out->sources[0], "command line", sizeof(out->sources[0]));
 	out->n_sources = 1;
 	return CR_OK;

@@ -11,20 +11,27 @@
 
 const cr_speed_constants cr_speed_table[CR_BACKEND_COUNT] = {
 	/* 85 decode rows, 36 pp512 rows. */
-	[CR_BACKEND_CUDA] = { 0.772, 0.002740, 0.387 },
+	[CR_BACKEND_CUDA] = { 0.772, 0.002740, 0.387, 0.85, 1.15 },
 	/* 27 decode rows, 7 pp512 rows. */
-	[CR_BACKEND_METAL] = { 0.681, 0.005041, 0.708 },
+	[CR_BACKEND_METAL] = { 0.681, 0.005041, 0.708, 0.85, 1.15 },
 	/* 3 decode rows: efficiency only; latency and prefill are CUDA's. */
-	[CR_BACKEND_ROCM] = { 0.728, 0.002740, 0.387 },
+	[CR_BACKEND_ROCM] = { 0.728, 0.002740, 0.387, 0.85, 1.15 },
 	/* 2 decode rows: efficiency only; latency and prefill are CUDA's. */
-	[CR_BACKEND_VULKAN] = { 0.631, 0.002740, 0.387 },
+	[CR_BACKEND_VULKAN] = { 0.631, 0.002740, 0.387, 0.85, 1.15 },
 	/* 11 decode rows (M2 Max CPU cores, one EPYC); the 33 ms absorbs
 	 * compute-bound low-bit quants. No CPU prefill rows: CUDA's efficiency
 	 * is a placeholder, used only where a CPU device has a TFLOPS figure. */
-	[CR_BACKEND_CPU] = { 0.732, 0.033264, 0.387 },
+	[CR_BACKEND_CPU] = { 0.732, 0.033264, 0.387, 0.85, 1.15 },
 };
 
 /* 54 multi-GPU CUDA rows (2-8 cards, llama.cpp layer split): the cards run
  * one after another, each reading its share, at 1.015x the single-card time
  * for the same bytes. */
-const double CR_MULTI_GPU_DECODE_FACTOR_VALUE = 1.015;
+const double cr_multi_gpu_decode_factor = 1.015;
+
+/* Tensor parallelism has no row in the calibration data. 20 us per
+ * all-reduce is a clefrun assumption of the order of NCCL's small-message
+ * latency over PCIe; docs/methodology.md flags it as unvalidated. */
+const double cr_tp_allreduce_latency_s = 20e-6;
+/* PCIe 4.0 x16, 31 GB/s one way (facts/rigs_notes.md, ml-engineering). */
+const double cr_tp_default_link_gbs = 31.0;

@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "suggest_internal.h"
 #include "util.h"
 
 #define SUGGEST_MAX_LEN 64
@@ -37,7 +38,7 @@ static size_t distance(const char *a, const char *b)
 }
 
 /* A candidate that contains the typed name scores as if it were close. */
-static size_t score(const char *typed, const char *id)
+size_t cr_suggest_score(const char *typed, const char *id)
 {
 	size_t d = distance(typed, id);
 	size_t lt = strlen(typed);
@@ -53,6 +54,12 @@ static size_t score(const char *typed, const char *id)
 		}
 	}
 	return d;
+}
+
+size_t cr_suggest_limit(const char *name)
+{
+	/* Beyond this distance a suggestion is noise rather than help. */
+	return strlen(name) / 2 + 2;
 }
 
 static const char *id_at(const cr_catalog *cat, cr_catalog_kind kind, size_t i)
@@ -74,14 +81,13 @@ size_t cr_catalog_suggest(const cr_catalog *cat, cr_catalog_kind kind, const cha
 		 : kind == CR_KIND_QUANT ? cr_catalog_quant_count(cat)
 					 : cr_catalog_rig_count(cat);
 	size_t scores[8], got = 0;
-	/* Beyond this distance a suggestion is noise rather than help. */
-	size_t limit = strlen(name) / 2 + 2;
+	size_t limit = cr_suggest_limit(name);
 
 	if (max > 8)
 		max = 8;
 	for (size_t i = 0; i < n; i++) {
 		const char *id = id_at(cat, kind, i);
-		size_t s = score(name, id), pos;
+		size_t s = cr_suggest_score(name, id), pos;
 
 		if (s > limit)
 			continue;

@@ -1,0 +1,116 @@
+/**
+ * @file decide.h
+ * @brief Decisions on top of the estimator: the best quant of a model on a
+ * rig, and which models a rig can run ("clefrun fit").
+ *
+ * Pure functions like the estimator they call (estimate.h): plain structs
+ * in and out, no I/O, no allocation, no global state. "Reaches a tier"
+ * means the estimate's tier is that tier or a better one in cr_tier order
+ * (fast < ok < slow < tight < no-fit).
+ *
+ * Best quant. Among the candidate quants whose estimate reaches the
+ * required tier, the one with the highest bits per weight (the best quality
+ * that is still good enough); equal bpw: the faster decode, then the earlier
+ * candidate. When none reaches the tier, the best the rig can do is
+ * reported instead: the same rule applied to the best tier any candidate
+ * reaches (so "slow, with Q6_K"); when nothing fits at all, the lowest bpw
+ * (the one that comes closest to fitting).
+ *
+ * Fit ranking. Every model gets its best quant; models that reach the tier
+ * come first, ordered by
+ *   1. total parameters, larger first: the biggest model the rig runs well.
+ *      MoE models count all experts (they must all be resident, and quality
+ *      follows total size more than active size);
+ *   2. bits per weight of the chosen quant, higher first (quality);
+ *   3. decode tokens/s, faster first;
+ *   4. model id, alphabetically (a total order: the output is stable).
+ * Then the models that do not reach it (best tier first, then the same
+ * rule), then the models whose training context is below the requested one.
+ */
+#ifndef CLEFRUN_DECIDE_H
+#define CLEFRUN_DECIDE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clefrun/catalog.h"
+#include "clefrun/error.h"
+#include "clefrun/estimate.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * The best quant of @p model on @p rig at @p opts (context, KV type, ...).
+ *
+ * @param quants   candidates (e.g. every catalog quant, in catalog order);
+ *                 borrowed, not kept.
+ * @param require  the tier to reach (CR_TIER_FAST .. CR_TIER_TIGHT).
+ * @param index    receives the index into @p quants of the choice, or of
+ *                 the best the rig can do when none reaches @p require.
+ * @param estimate receives the estimate of that quant (may be NULL).
+ * @return 0 when a quant reaches @p require; CR_ERR_NOTFOUND when none does
+ *   (@p index and @p estimate then describe the best the rig can do,
+ *   and @p err names it); CR_ERR_INVALID for no candidates or a bad @p require; any
+ *   error of cr_estimate_run (e.g. CR_ERR_RANGE for a context above the
+ *   model's maximum), with @p index untouched.
+ */
+int cr_decide_best_quant(const cr_model *model, const cr_quant *const *quants,
+			 size_t n_quants, const cr_rig *rig,
+			 const cr_estimate_opts *opts, cr_tier require,
+			 size_t *index, cr_estimate *estimate, cr_error *err);
+
+/** What cr_decide_fit found for one model. */
+typedef enum cr_fit_status {
+	CR_FIT_REACHES = 0, /**< some quant reaches the required tier */
+	CR_FIT_BELOW,       /**< none does; quant/estimate are the best the rig can do */
+	CR_FIT_CONTEXT      /**< the model's training context is below the requested one; not estimated */
+} cr_fit_status;
+
+/** One model's row of a fit. */
+typedef struct cr_fit_row {
+	const cr_model *model;  /**< borrowed from the caller's list */
+	cr_fit_status status;
+	const cr_quant *quant;  /**< chosen quant (NULL for CR_FIT_CONTEXT); borrowed */
+	size_t quant_index;     /**< its index into the candidates */
+	uint32_t context;       /**< context the estimate used, tokens */
+	cr_estimate estimate;   /**< of that quant; zeroed for CR_FIT_CONTEXT */
+} cr_fit_row;
+
+/** Options of a fit. Initialise with CR_FIT_OPTS_INIT. */
+typedef struct cr_fit_opts {
+	cr_estimate_opts estimate; /**< KV type, batch, headroom, ...; its n_ctx is ignored */
+	uint32_t n_ctx;            /**< context; 0 = per model min(CR_DEFAULT_CTX, its maximum) */
+	cr_tier require;           /**< tier to reach (default CR_TIER_OK) */
+} cr_fit_opts;
+
+#define CR_FIT_OPTS_INIT { CR_ESTIMATE_OPTS_INIT, 0, CR_TIER_OK }
+
+/**
+ * Best quant of every model in @p models on @p rig, ranked (file comment).
+ *
+ * @param rows    caller-supplied array of @p n_models rows; on success it
+ *                holds one row per model in ranked order.
+ * @param n_reach receives how many leading rows have CR_FIT_REACHES.
+ * @return 0; CR_ERR_INVALID for no quants or a bad require; an error of
+ *   cr_estimate_run for a model (the message names it).
+ */
+int cr_decide_fit(const cr_model *const *models, size_t n_models,
+		  const cr_quant *const *quants, size_t n_quants, const cr_rig *rig,
+		  const cr_fit_opts *opts, cr_fit_row *rows, size_t *n_reach,
+		  cr_error *err);
+
+/**
+ * The ranking of cr_decide_fit as a comparison: negative when @p a ranks
+ * before @p b, positive after, 0 only for the same model.
+ */
+int cr_decide_fit_compare(const cr_fit_row *a, const cr_fit_row *b);
+
+/** "reaches", "below", "context": how JSON and CSV spell a status. */
+const char *cr_fit_status_name(cr_fit_status s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,170 @@
+/**
+ * @file userrigs.h
+ * @brief Saved rigs: the user's own machines, kept in
+ * $XDG_CONFIG_HOME/clefrun/rigs.json (default ~/.config/clefrun/rigs.json).
+ *
+ * The file holds rig objects in exactly the data/rigs.json format
+ * (docs/catalog.md) under its own schema:
+ *
+ *   { "schema": "clefrun.user-rigs/1",
+ *     "rigs": [ { "id": "my-box", "name": "...", "reference": false,
+ *                 "status": "released", "devices": [ ... ],
+ *                 "notes": "...", "sources": ["clefrun rig add"] } ] }
+ *
+ * Loading validates every field as the catalog loader does; the first
+ * problem is reported with the path and the JSON path
+ * ("~/.config/clefrun/rigs.json: rigs[1].devices[0].bandwidth_gbs: ...").
+ * On top of the catalog rules a saved rig must have "reference": false, an
+ * id other than "local" (the detected machine) and, when a catalog is given,
+ * an id that is not a catalog rig id: a saved rig never shadows one.
+ * An empty "rigs" list is valid (every rig removed).
+ *
+ * cr_userrigs_save writes atomically: the JSON goes to a temporary file in
+ * the same directory, is fsync'ed, renamed over the old file, and the
+ * directory is fsync'ed, so a crash or kill leaves either the old or the new
+ * file, never a mix. A failed save leaves the old file as it was. The set
+ * in memory is only written by an explicit save; callers that must not
+ * overwrite a broken file simply do not save after a failed load.
+ */
+#ifndef CLEFRUN_USERRIGS_H
+#define CLEFRUN_USERRIGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clefrun/catalog.h"
+#include "clefrun/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The schema string of the saved-rigs file. */
+#define CR_USERRIGS_SCHEMA "clefrun.user-rigs/1"
+/** The id reserved for the detected machine (clefrun detect, --rig local). */
+#define CR_USERRIGS_LOCAL_ID "local"
+/** Most rigs a file may hold. */
+#define CR_USERRIGS_MAX 256
+
+/** A set of saved rigs. Opaque; free with cr_userrigs_free. */
+typedef struct cr_user_rigs cr_user_rigs;
+
+/**
+ * The saved-rigs path: XDG_CONFIG_HOME/clefrun/rigs.json when
+ * @p xdg_config_home is a non-empty absolute path (the XDG spec ignores
+ * relative ones), else HOME/.config/clefrun/rigs.json.
+ * The caller passes the environment's values (the library reads none).
+ * @return 0; CR_ERR_INVALID when neither is usable or @p cap is too small.
+ */
+int cr_userrigs_path(const char *xdg_config_home, const char *home, char *buf, size_t cap,
+		     cr_error *err);
+
+/** An empty set. @p out is freed with cr_userrigs_free. */
+int cr_userrigs_new(cr_user_rigs **out, cr_error *err);
+
+/**
+ * Load and validate @p path. A missing file gives an empty set (and
+ * @p exists, if non-NULL, false).
+ * @param cat when non-NULL, a saved id equal to one of its rig ids is an error.
+ * @return 0; CR_ERR_IO (unreadable), CR_ERR_PARSE (bad JSON, with byte,
+ *   line and column) or CR_ERR_INVALID (a wrong field, with the JSON path).
+ */
+int cr_userrigs_load(const char *path, const cr_catalog *cat, cr_user_rigs **out,
+		     bool *exists, cr_error *err);
+
+/** Load from memory; @p name is used in messages. The buffer is not kept. */
+int cr_userrigs_load_buffer(const char *buf, size_t len, const char *name,
+			    const cr_catalog *cat, cr_user_rigs **out, cr_error *err);
+
+/** Free a set; NULL is a no-op. Rigs obtained from it die with it. */
+void cr_userrigs_free(cr_user_rigs *set);
+
+/** Count and indexed access (NULL past the end); owned by the set. */
+size_t cr_userrigs_count(const cr_user_rigs *set);
+const cr_rig *cr_userrigs_at(const cr_user_rigs *set, size_t i);
+/** Look up by id, case-insensitive; NULL if absent. Owned by the set. */
+const cr_rig *cr_userrigs_find(const cr_user_rigs *set, const char *id);
+
+/**
+ * Check that @p id may name a saved rig: the id syntax of the catalog
+ * ([a-z0-9][a-z0-9.+_-]*, at most 47 characters), not "local", not a rig id
+ * of @p cat (may be NULL). The message suggests a free name
+ * ("rtx4090 is a catalog rig id; pick another name, e.g. rtx4090-2").
+ */
+int cr_userrigs_check_id(const cr_user_rigs *set, const char *id, const cr_catalog *cat,
+			 cr_error *err);
+
+/**
+ * Add a copy of @p rig (its id must pass cr_userrigs_check_id; its devices
+ * are validated as a catalog rig's). An id already saved is an error
+ * (CR_ERR_INVALID) unless @p replace.
+ */
+int cr_userrigs_add(cr_user_rigs *set, const cr_rig *rig, const cr_catalog *cat, bool replace,
+		    cr_error *err);
+
+/** Remove @p id; CR_ERR_NOTFOUND when it is not saved. */
+int cr_userrigs_remove(cr_user_rigs *set, const char *id, cr_error *err);
+
+/**
+ * The file's text (pretty JSON, newline-terminated), NUL-terminated.
+ * @param out receives a buffer the caller frees with free().
+ */
+int cr_userrigs_serialize(const cr_user_rigs *set, char **out, size_t *len, cr_error *err);
+
+/**
+ * One rig as a data/rigs.json rig object (compact JSON), NUL-terminated;
+ * the caller frees @p out with free().
+ */
+int cr_userrigs_rig_json(const cr_rig *rig, char **out, cr_error *err);
+
+/**
+ * Write the set to @p path atomically (file comment), creating missing
+ * parent directories with mode 0700 as the XDG spec asks.
+ * @return 0, or CR_ERR_IO naming the path and the failing step.
+ */
+int cr_userrigs_save(const cr_user_rigs *set, const char *path, cr_error *err);
+
+/**
+ * Ids closest to @p name among @p cat's rigs and the saved ones (either may
+ * be NULL), best first, as cr_catalog_suggest ranks them. Writes up to
+ * @p max (at most 8) pointers owned by the catalog or the set.
+ */
+size_t cr_userrigs_suggest(const cr_user_rigs *set, const cr_catalog *cat, const char *name,
+			   const char **out, size_t max);
+
+/** The figures of a rig given on the command line (clefrun rig add). */
+typedef struct cr_rig_figures {
+	const char *id;        /**< the saved name (required) */
+	const char *name;      /**< display name; NULL = generated from the figures */
+	const char *device_name; /**< NULL = "GPU", "Unified memory" or "System RAM" by kind */
+	double mem_gib;        /**< memory of ONE device, GiB (required) */
+	double bw_gbs;         /**< bandwidth of ONE device, GB/s (required) */
+	uint32_t devices;      /**< how many (1) */
+	double tflops;         /**< dense FP16 TFLOPS of one device (0 = unknown) */
+	cr_backend backend;    /**< used when backend_set */
+	bool backend_set;
+	cr_mem_kind kind;      /**< used when kind_set */
+	bool kind_set;
+	double ram_gib;        /**< > 0: add a system-RAM group (partial offload) */
+	double ram_bw_gbs;     /**< its bandwidth, required with ram_gib */
+	const char *notes;     /**< NULL = none */
+	const char *source;    /**< sources[0]; NULL = "clefrun rig add" */
+} cr_rig_figures;
+
+#define CR_RIG_FIGURES_INIT \
+	{ NULL, NULL, NULL, 0, 0, 1, 0, CR_BACKEND_CUDA, false, CR_MEM_DISCRETE, false, 0, 0, NULL, NULL }
+
+/**
+ * Build a rig from @p f with the defaults of a "custom:" spec (rig.h):
+ * backend cuda, kind discrete; backend cpu implies kind system, backend
+ * metal kind unified; kind system implies backend cpu. The RAM group
+ * (ram_gib) needs an accelerator as the main device. Messages name the
+ * fields as the options spell them (mem_gb, bw_gbs, ...).
+ */
+int cr_userrigs_build(const cr_rig_figures *f, cr_rig *out, cr_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

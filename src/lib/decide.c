@@ -1,0 +1,196 @@
+/*
+ * Decisions over the estimator: best quant per model and rig, and the
+ * ranked "what can this rig run" list. The rules are documented in
+ * include/clefrun/decide.h and docs/decisions.md; keep the three in step.
+ */
+#include "clefrun/decide.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+static const char *const fit_status_names[] = { "reaches", "below", "context" };
+
+const char *cr_fit_status_name(cr_fit_status s)
+{
+	return (unsigned)s <= CR_FIT_CONTEXT ? fit_status_names[s] : "?";
+}
+
+/* Is candidate (bpw_a, tps_a, index ia) better than (bpw_b, tps_b, ib)
+ * under "highest bpw, then faster decode, then earlier"? */
+static bool better_quality(double bpw_a, double tps_a, size_t ia, double bpw_b, double tps_b,
+			   size_t ib)
+{
+	if (bpw_a != bpw_b)
+		return bpw_a > bpw_b;
+	if (tps_a != tps_b)
+		return tps_a > tps_b;
+	return ia < ib;
+}
+
+int cr_decide_best_quant(const cr_model *model, const cr_quant *const *quants, size_t n_quants,
+			 const cr_rig *rig, const cr_estimate_opts *opts, cr_tier require,
+			 size_t *index, cr_estimate *estimate, cr_error *err)
+{
+	/* Best per tier: the winner for "require" is the best candidate of
+	 * the best tier <= require; the fallback is the same rule applied to
+	 * the best tier reached at all. */
+	size_t best[CR_TIER_COUNT];
+	cr_estimate best_est[CR_TIER_COUNT];
+	bool have[CR_TIER_COUNT] = { false };
+
+	if (!model || !rig || !opts || !index)
+		return cr_seterr(err, CR_ERR_INVALID, "best quant: missing model, rig, options or output");
+	if (!quants || n_quants == 0)
+		return cr_seterr(err, CR_ERR_INVALID, "best quant of %s: no candidate quants",
+				 model->id);
+	if ((unsigned)require >= CR_TIER_NOFIT)
+		return cr_seterr(err, CR_ERR_INVALID,
+				 "best quant: the required tier must be fast, ok, slow or tight");
+	for (size_t i = 0; i < n_quants; i++) {
+		cr_estimate e;
+		int rc;
+
+		if (!quants[i])
+			return cr_seterr(err, CR_ERR_INVALID, "best quant: candidate %zu is NULL", i);
+		rc = cr_estimate_run(model, quants[i], rig, opts, &e, err);
+		if (rc)
+			return rc;
+		cr_tier t = e.tier;
+
+		if (t == CR_TIER_NOFIT) {
+			/* Nothing fits: the smallest file comes closest. */
+			if (!have[t] || quants[i]->bpw < quants[best[t]]->bpw) {
+				best[t] = i;
+				best_est[t] = e;
+				have[t] = true;
+			}
+			continue;
+		}
+		if (!have[t] || better_quality(quants[i]->bpw, e.decode_tokens_per_s, i,
+					       quants[best[t]]->bpw,
+					       best_est[t].decode_tokens_per_s, best[t])) {
+			best[t] = i;
+			best_est[t] = e;
+			have[t] = true;
+		}
+	}
+	/* Reaching "require" means any tier from fast to require: the winner
+	 * is the highest bpw over all of them, not the best tier's. */
+	{
+		bool found = false;
+		size_t w = 0;
+		cr_tier wt = CR_TIER_FAST;
+
+		for (int t = 0; t <= (int)require; t++) {
+			if (!have[t])
+				continue;
+			if (!found || better_quality(quants[best[t]]->bpw,
+						     best_est[t].decode_tokens_per_s, best[t],
+						     quants[w]->bpw, best_est[wt].decode_tokens_per_s,
+						     w)) {
+				w = best[t];
+				wt = (cr_tier)t;
+				found = true;
+			}
+		}
+		if (found) {
+			*index = w;
+			if (estimate)
+				*estimate = best_est[wt];
+			return CR_OK;
+		}
+	}
+	for (int t = 0; t < CR_TIER_COUNT; t++) {
+		if (!have[t])
+			continue;
+		*index = best[t];
+		if (estimate)
+			*estimate = best_est[t];
+		return cr_seterr(err, CR_ERR_NOTFOUND,
+				 "no quant of %s reaches %s on %s (best: %s at %s)", model->id,
+				 cr_tier_name(require), rig->id, cr_tier_name((cr_tier)t),
+				 quants[best[t]]->id);
+	}
+	/* Unreachable: every candidate landed in some tier. */
+	return cr_seterr(err, CR_ERR_INVALID, "best quant of %s: no estimate", model->id);
+}
+
+static int cmp_params_bpw_speed_id(const cr_fit_row *a, const cr_fit_row *b)
+{
+	if (a->model->params != b->model->params)
+		return a->model->params > b->model->params ? -1 : 1;
+	if (a->quant && b->quant && a->quant->bpw != b->quant->bpw)
+		return a->quant->bpw > b->quant->bpw ? -1 : 1;
+	if (a->estimate.decode_tokens_per_s != b->estimate.decode_tokens_per_s)
+		return a->estimate.decode_tokens_per_s > b->estimate.decode_tokens_per_s ? -1 : 1;
+	return strcmp(a->model->id, b->model->id);
+}
+
+int cr_decide_fit_compare(const cr_fit_row *a, const cr_fit_row *b)
+{
+	if (a->status != b->status)
+		return a->status < b->status ? -1 : 1;
+	/* Among misses, the better achievable tier first. */
+	if (a->status == CR_FIT_BELOW && a->estimate.tier != b->estimate.tier)
+		return a->estimate.tier < b->estimate.tier ? -1 : 1;
+	return cmp_params_bpw_speed_id(a, b);
+}
+
+static int compare_v(const void *a, const void *b)
+{
+	return cr_decide_fit_compare(a, b);
+}
+
+int cr_decide_fit(const cr_model *const *models, size_t n_models, const cr_quant *const *quants,
+		  size_t n_quants, const cr_rig *rig, const cr_fit_opts *opts, cr_fit_row *rows,
+		  size_t *n_reach, cr_error *err)
+{
+	size_t reach = 0;
+
+	if (!rig || !opts || !n_reach || (n_models && (!models || !rows)))
+		return cr_seterr(err, CR_ERR_INVALID, "fit: missing rig, options or output");
+	if (!quants || n_quants == 0)
+		return cr_seterr(err, CR_ERR_INVALID, "fit: no candidate quants");
+	if ((unsigned)opts->require >= CR_TIER_NOFIT)
+		return cr_seterr(err, CR_ERR_INVALID,
+				 "fit: the required tier must be fast, ok, slow or tight");
+	for (size_t i = 0; i < n_models; i++) {
+		const cr_model *m = models[i];
+		cr_fit_row *r = &rows[i];
+		cr_estimate_opts o = opts->estimate;
+		cr_error e = { 0, "" };
+		int rc;
+
+		memset(r, 0, sizeof(*r));
+		if (!m)
+			return cr_seterr(err, CR_ERR_INVALID, "fit: model %zu is NULL", i);
+		r->model = m;
+		if (opts->n_ctx) {
+			o.n_ctx = opts->n_ctx;
+		} else {
+			o.n_ctx = m->context_max < CR_DEFAULT_CTX ? m->context_max : CR_DEFAULT_CTX;
+		}
+		r->context = o.n_ctx;
+		if (o.n_ctx > m->context_max) {
+			r->status = CR_FIT_CONTEXT;
+			continue;
+		}
+		/* A miss is a row, not an error: keep its message out of err. */
+		rc = cr_decide_best_quant(m, quants, n_quants, rig, &o, opts->require,
+					  &r->quant_index, &r->estimate, &e);
+		if (rc && rc != CR_ERR_NOTFOUND) {
+			if (err)
+				*err = e;
+			return rc;
+		}
+		r->status = rc ? CR_FIT_BELOW : CR_FIT_REACHES;
+		r->quant = quants[r->quant_index];
+		reach += !rc;
+	}
+	if (n_models)
+		qsort(rows, n_models, sizeof(*rows), compare_v);
+	*n_reach = reach;
+	return CR_OK;
+}

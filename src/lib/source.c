@@ -1,0 +1,127 @@
+/*
+ * The byte-source front end (range checks, counters) and the memory backend.
+ * The file backend is in source_file.c, the HTTP one in source_http.c.
+ */
+#include "source_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+int cr_source_alloc(const char *name, const cr_source_ops *ops, cr_source **out, cr_error *err)
+{
+	cr_source *s = calloc(1, sizeof(*s));
+
+	*out = NULL;
+	if (!s || !(s->name = strdup(name))) {
+		free(s);
+		return cr_seterr(err, CR_ERR_NOMEM, "%s: out of memory", name);
+	}
+	s->ops = ops;
+	*out = s;
+	return CR_OK;
+}
+
+int cr_source_read(cr_source *src, uint64_t offset, void *buf, size_t len, cr_error *err)
+{
+	int rc;
+
+	if (offset > src->size || len > src->size - offset)
+		return cr_seterr(err, CR_ERR_IO,
+				 "%s: byte %llu: wanted %zu bytes, the file has %llu", src->name,
+				 (unsigned long long)offset, len, (unsigned long long)src->size);
+	if (len == 0)
+		return CR_OK;
+	rc = src->ops->read(src, offset, buf, len, err);
+	if (rc == CR_OK)
+		src->stats.bytes_read += len;
+	return rc;
+}
+
+uint64_t cr_source_size(const cr_source *src)
+{
+	return src->size;
+}
+
+const char *cr_source_name(const cr_source *src)
+{
+	return src->name;
+}
+
+void cr_source_get_stats(const cr_source *src, cr_source_stats *out)
+{
+	*out = src->stats;
+}
+
+void cr_source_free(cr_source *src)
+{
+	if (!src)
+		return;
+	if (src->ops->close)
+		src->ops->close(src);
+	free(src->name);
+	free(src);
+}
+
+/* ---- memory ------------------------------------------------------------- */
+
+typedef struct mem_impl {
+	const unsigned char *data;
+	unsigned char *owned;
+} mem_impl;
+
+static int mem_read(cr_source *src, uint64_t off, void *buf, size_t len, cr_error *err)
+{
+	const mem_impl *m = src->impl;
+
+	(void)err;
+	memcpy(buf, m->data + off, len);
+	src->stats.requests++;
+	src->stats.bytes_fetched += len;
+	return CR_OK;
+}
+
+static void mem_close(cr_source *src)
+{
+	mem_impl *m = src->impl;
+
+	if (m)
+		free(m->owned);
+	free(m);
+}
+
+static const cr_source_ops mem_ops = { mem_read, mem_close };
+
+int cr_source_open_memory(const void *buf, size_t len, const char *name, bool copy,
+			  cr_source **out, cr_error *err)
+{
+	cr_source *s;
+	mem_impl *m;
+	int rc;
+
+	*out = NULL;
+	if (!buf && len)
+		return cr_seterr(err, CR_ERR_INVALID, "memory source: NULL buffer of %zu bytes", len);
+	if ((rc = cr_source_alloc(name ? name : "memory", &mem_ops, &s, err)))
+		return rc;
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		cr_source_free(s);
+		return cr_seterr(err, CR_ERR_NOMEM, "%s: out of memory", name ? name : "memory");
+	}
+	s->impl = m;
+	if (copy && len) {
+		if (!(m->owned = malloc(len))) {
+			cr_source_free(s);
+			return cr_seterr(err, CR_ERR_NOMEM, "%s: out of memory", name ? name : "memory");
+		}
+		memcpy(m->owned, buf, len);
+		m->data = m->owned;
+	} else {
+		m->data = buf;
+	}
+	s->size = len;
+	*out = s;
+	return CR_OK;
+}
