@@ -114,7 +114,7 @@ typedef struct cr_memory {
 	uint64_t compute_bytes;   /**< compute buffers, one per accelerator */
 	uint64_t output_bytes;    /**< logits buffer (host) */
 	uint64_t overhead_bytes;  /**< runtime context / driver reservation */
-	uint64_t total_bytes;     /**< sum of the above */
+	uint64_t total_bytes;     /**< memory needed on the rig's tiers: device_bytes, plus host_bytes when the rig has system RAM (docs/cli.md) */
 	uint64_t available_bytes; /**< memory the runtime may use on the tiers in play */
 	uint64_t host_bytes;      /**< part of total in host memory (token embeddings, logits, offloaded layers) */
 	uint64_t device_bytes;    /**< part of total on accelerators */
@@ -155,15 +155,18 @@ typedef struct cr_estimate {
 
 /**
  * Estimate @p model at @p quant on @p rig.
- * @return 0; CR_ERR_INVALID for a zero context/ubatch/seq, a context above
- *   the model's maximum or a rig without devices; CR_ERR_UNSUPPORTED for a
- *   quantized V cache without flash attention (llama.cpp refuses it).
+ * @return 0; CR_ERR_INVALID for a zero context/ubatch/seq or a rig without
+ *   devices; CR_ERR_RANGE for a context above the model's maximum or an
+ *   implausible architecture (KV cache beyond 2^60 bytes); CR_ERR_UNSUPPORTED
+ *   for a quantized V cache without flash attention (llama.cpp refuses it)
+ *   and for --gpu-layers / --cpu-moe on a rig without GPUs and system RAM.
  */
 int cr_estimate_run(const cr_model *model, const cr_quant *quant,
 		    const cr_rig *rig, const cr_estimate_opts *opts,
 		    cr_estimate *out, cr_error *err);
 
-/** KV cache bytes of @p model for opts->n_ctx (and n_seq, n_ubatch, types). */
+/** KV cache bytes of @p model for opts->n_ctx (and n_seq, n_ubatch, types);
+ *  UINT64_MAX when that would exceed 2^60 bytes. */
 uint64_t cr_estimate_kv_bytes(const cr_model *model, const cr_estimate_opts *opts);
 
 /** Recurrent state bytes of @p model for opts->n_seq sequences. */

@@ -151,11 +151,29 @@ static uint64_t kv_bytes_at(const cr_model *m, const profile *pf, const cr_estim
 	       pf->swa_cell_bytes * (tokens < swa ? tokens : swa);
 }
 
+/* The largest byte count the estimator works with: 2^60 B (1 EiB), far
+ * beyond any machine, and far enough from 2^64 that sums cannot wrap. */
+#define BYTES_LIMIT 1152921504606846976.0
+
+/* True when the KV cache at the model's maximum context stays below the
+ * limit; hostile catalogs and GGUF headers may describe absurd models. */
+static bool kv_in_range(const cr_model *m, const profile *pf, const cr_estimate_opts *o)
+{
+	double cells = (double)m->context_max + KV_PAD;
+	double swa = m->window ? (double)m->window * o->n_seq + o->n_ubatch + KV_PAD : 0;
+
+	return (double)pf->full_cell_bytes * cells + (double)pf->swa_cell_bytes * swa < BYTES_LIMIT &&
+	       (double)pf->state_bytes < BYTES_LIMIT;
+}
+
 uint64_t cr_estimate_kv_bytes(const cr_model *m, const cr_estimate_opts *o)
 {
 	profile pf;
 
 	make_profile(m, o, &pf);
+	if ((double)pf.full_cell_bytes * ((double)o->n_ctx + KV_PAD) +
+	    (double)pf.swa_cell_bytes * ((double)m->window * o->n_seq + o->n_ubatch + KV_PAD) >= BYTES_LIMIT)
+		return UINT64_MAX;
 	return kv_bytes_at(m, &pf, o, UINT64_MAX);
 }
 
@@ -432,6 +450,15 @@ static double prefill_rate(const cr_device *d)
 	return speed_of(d->backend)->prefill_eff * d->fp16_tflops * 1e12;
 }
 
+/* Per-parameter prefill time beyond the FLOPs (docs/accuracy.md), as a rate
+ * of "parameters per second" so that acc_time() can split it like work. */
+static double prefill_param_rate(const cr_device *d)
+{
+	double c = speed_of(d->backend)->prefill_param_s;
+
+	return c > 0 ? 1.0 / c : 1e300;
+}
+
 typedef struct decode_out {
 	double tps;
 	double acc_read, sys_read; /* bytes per token per tier */
@@ -503,7 +530,8 @@ static double prefill_tps(const cr_model *m, const cr_estimate_opts *o, const cr
 		 * too, copying their weights over the bus once per micro-batch
 		 * (ggml-backend op offload, batches >= 32): the GPUs do all the
 		 * FLOPs and the bus adds sys weights / n_ubatch per token. */
-		time += acc_time(r, t, o, flops, prefill_rate);
+		time += acc_time(r, t, o, flops, prefill_rate) +
+			acc_time(r, t, o, (double)m->active_params, prefill_param_rate);
 		if (sys_share > 0) {
 			double link = (r->interconnect_gbs > 0 ? r->interconnect_gbs
 							       : cr_tp_default_link_gbs) * 1e9;
@@ -520,7 +548,7 @@ static double prefill_tps(const cr_model *m, const cr_estimate_opts *o, const cr
 	} else {
 		if (!sys || sys->fp16_tflops <= 0)
 			return 0;
-		time += flops / prefill_rate(sys);
+		time += flops / prefill_rate(sys) + (double)m->active_params / prefill_param_rate(sys);
 	}
 	return time > 0 ? 1.0 / time : 0;
 }
@@ -578,7 +606,8 @@ static uint32_t solve_max_context(const cr_model *m, const profile *pf,
 				  const cr_estimate_opts *o, double weights, const tiers *t)
 {
 	cr_estimate_opts w = *o;
-	uint32_t lo = 0, hi = m->context_max / KV_PAD;
+	/* Round up: a maximum that is not a multiple of 256 is a candidate too. */
+	uint32_t lo = 0, hi = (uint32_t)((m->context_max + (uint64_t)KV_PAD - 1) / KV_PAD);
 	plan p;
 
 	if (hi == 0)
@@ -679,6 +708,10 @@ int cr_estimate_run(const cr_model *m, const cr_quant *q, const cr_rig *r,
 	weights = (double)cr_estimate_weights_bytes(m, q, o);
 	rig_tiers(r, &t);
 	make_profile(m, o, &pf);
+	if (!kv_in_range(m, &pf, o) || weights >= BYTES_LIMIT)
+		return cr_seterr(err, CR_ERR_RANGE,
+				 "model %s: KV cache or weights beyond 2^60 bytes at its maximum context; the architecture figures are not plausible",
+				 m->id);
 	if ((t.n_acc && t.acc_usable <= 0) || (!t.n_acc && t.sys_cap <= 0))
 		return cr_seterr(err, CR_ERR_INVALID, "rig %s: no usable memory", r->id);
 

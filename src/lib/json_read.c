@@ -29,6 +29,15 @@ int jr_parse(jr_ctx *c, const char *buf, size_t len, cJSON **out)
 	if (len == 0)
 		return jr_fail(c, CR_ERR_PARSE, NULL, "empty file");
 	root = cJSON_ParseWithLengthOpts(buf, len, &end, false);
+	if (root && end && end >= buf && end <= buf + len) {
+		/* Only whitespace may follow the document. */
+		while (end < buf + len && (*end == ' ' || *end == '\t' || *end == '\n' || *end == '\r'))
+			end++;
+		if (end < buf + len) {
+			cJSON_Delete(root);
+			root = NULL;
+		}
+	}
 	if (!root) {
 		size_t off = (end && end >= buf && end <= buf + len) ? (size_t)(end - buf) : 0;
 		size_t line = 1, col = 1;

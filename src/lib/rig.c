@@ -23,6 +23,10 @@ static int parse_number(const char *spec, const char *key, const char *val, doub
 
 	if (!*val)
 		return cr_seterr(err, CR_ERR_INVALID, "rig spec \"%s\": %s: empty value", spec, key);
+	/* Plain decimal only: strtod would also take hex, inf and nan. */
+	if (strspn(val, "0123456789.eE+-") != strlen(val))
+		return cr_seterr(err, CR_ERR_INVALID, "rig spec \"%s\": %s: \"%s\" is not a number",
+				 spec, key, val);
 	errno = 0;
 	d = strtod(val, &end);
 	if (errno || end == val || *end || !isfinite(d))
@@ -69,6 +73,11 @@ int cr_rig_parse_spec(const char *spec, cr_rig *out, cr_error *err)
 			return cr_seterr(err, CR_ERR_PARSE,
 					 "rig spec \"%s\": \"%s\" is not key=value", spec, p);
 		*eq = '\0';
+		for (const char *q = buf; q < p; q += strlen(q) + 1) {
+			if (strcmp(q, p) == 0)
+				return cr_seterr(err, CR_ERR_INVALID,
+						 "rig spec \"%s\": %s given twice", spec, p);
+		}
 		if (strcmp(p, "mem_gb") == 0) {
 			rc = parse_number(spec, p, eq + 1, 0.001, 65536, &mem, err);
 		} else if (strcmp(p, "bw_gbs") == 0) {

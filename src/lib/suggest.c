@@ -58,8 +58,9 @@ size_t cr_suggest_score(const char *typed, const char *id)
 
 size_t cr_suggest_limit(const char *name)
 {
-	/* Beyond this distance a suggestion is noise rather than help. */
-	return strlen(name) / 2 + 2;
+	/* Beyond this distance a suggestion is noise rather than help; the
+	 * distance only reads SUGGEST_MAX_LEN bytes, so neither may this. */
+	return strnlen(name, SUGGEST_MAX_LEN) / 2 + 2;
 }
 
 static const char *id_at(const cr_catalog *cat, cr_catalog_kind kind, size_t i)

@@ -1,0 +1,1036 @@
+/*
+ * test_catalog: the catalog loader (catalog.c on top of json_read.c).
+ * The shipped data files must load both from data/ and from the copy
+ * compiled into the library, record for record; the 22 reference rigs must
+ * be there in the seed pages' order, with the models and quants the seeds
+ * use, and Clef-flash must carry its published facts. Then every way a
+ * hostile catalog can be wrong is tried on small valid documents, mutating
+ * one thing per row, and each row asserts the exact status and the exact
+ * message (file, JSON path, what was wrong); files on disk (fixtures under
+ * tests/fixtures/catalog and temporary ones) cover the paths in messages,
+ * missing files and files too large to read.
+ */
+#include "unit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "clefrun/catalog.h"
+
+#define FIXTURE_DIR CLEFRUN_FIXTURES "/catalog"
+
+/* ---- the shipped catalog ------------------------------------------------ */
+
+static const char *const reference_rigs[] = {
+	"gtx1080ti", "4xh100", "dgx-station", "8x3090", "4x5090", "mi300x", "4x4090",
+	"2x5090", "2x3090", "rtx5090", "rtx-pro-6000", "mac-studio-m4-ultra-192",
+	"mac-studio-m4-ultra-512", "rtx4090", "mbp-m5-max-128", "dual-epyc-9004-768",
+	"dgx-spark", "ryzen-ai-max-395", "jetson-agx-orin-64", "epyc-ddr4-3200-2x3090",
+	"epyc-ddr4-2400-2x3090", "jetson-orin-nx-16",
+};
+
+static const char *const required_models[] = {
+	"clef-flash", "clef", "clef-omni", "llama-2-7b", "llama-3.1-8b", "llama-3.1-70b",
+	"llama-3.2-1b", "llama-3.2-3b", "qwen2.5-7b", "qwen2.5-14b", "qwen3-8b",
+	"qwen3-30b-a3b", "qwen3.5-9b", "qwen3.5-27b", "gemma-3-4b", "gemma-3-27b",
+	"mistral-7b", "mistral-small-24b", "phi-4", "deepseek-r1-distill-qwen-14b",
+	"gpt-oss-20b", "gpt-oss-120b", "deepseek-v3", "llama-4-scout",
+};
+
+static const char *const required_quants[] = {
+	"Q2_K", "Q3_K_S", "Q3_K_M", "Q4_0", "Q4_K_M", "Q5_K_M", "Q6_K", "Q8_0", "IQ2_M",
+	"IQ3_M", "IQ4_XS", "Q4_K_S", "Q5_K_S", "MXFP4", "BF16", "F16",
+};
+
+typedef struct shipped {
+	cr_catalog *dir;
+	cr_catalog *embedded;
+} shipped;
+
+static int shipped_setup(void **state)
+{
+	shipped *s = calloc(1, sizeof(*s));
+	cr_error err = { 0, "" };
+
+	if (!s)
+		return -1;
+	*state = s;
+	if (cr_catalog_load_dir(CLEFRUN_DATA_DIR, &s->dir, &err)) {
+		print_error("load_dir(%s): %s\n", CLEFRUN_DATA_DIR, err.message);
+		return -1;
+	}
+	if (cr_catalog_load_embedded(&s->embedded, &err)) {
+		print_error("load_embedded: %s\n", err.message);
+		return -1;
+	}
+	return 0;
+}
+
+static int shipped_teardown(void **state)
+{
+	shipped *s = *state;
+
+	if (s) {
+		cr_catalog_free(s->dir);
+		cr_catalog_free(s->embedded);
+		free(s);
+	}
+	return 0;
+}
+
+/* data/ and the embedded copy are the same files: same counts and, since
+ * both loaders fill calloc'd records from the same text, identical bytes. */
+static void test_shipped_dir_equals_embedded(void **state)
+{
+	const shipped *s = *state;
+	const cr_catalog *a = s->dir, *b = s->embedded;
+
+	assert_int_equal(cr_catalog_model_count(a), cr_catalog_model_count(b));
+	assert_int_equal(cr_catalog_quant_count(a), cr_catalog_quant_count(b));
+	assert_int_equal(cr_catalog_rig_count(a), cr_catalog_rig_count(b));
+	assert_true(cr_catalog_model_count(a) >= UNIT_ARRAY_LEN(required_models));
+	assert_true(cr_catalog_quant_count(a) >= UNIT_ARRAY_LEN(required_quants));
+	assert_true(cr_catalog_rig_count(a) >= UNIT_ARRAY_LEN(reference_rigs) + 30);
+	for (size_t i = 0; i < cr_catalog_model_count(a); i++)
+		assert_memory_equal(cr_catalog_model_at(a, i), cr_catalog_model_at(b, i),
+				    sizeof(cr_model));
+	for (size_t i = 0; i < cr_catalog_quant_count(a); i++)
+		assert_memory_equal(cr_catalog_quant_at(a, i), cr_catalog_quant_at(b, i),
+				    sizeof(cr_quant));
+	for (size_t i = 0; i < cr_catalog_rig_count(a); i++)
+		assert_memory_equal(cr_catalog_rig_at(a, i), cr_catalog_rig_at(b, i),
+				    sizeof(cr_rig));
+	/* Indexed access past the end is NULL, not a read out of bounds. */
+	assert_null(cr_catalog_model_at(a, cr_catalog_model_count(a)));
+	assert_null(cr_catalog_quant_at(a, cr_catalog_quant_count(a)));
+	assert_null(cr_catalog_rig_at(a, cr_catalog_rig_count(a)));
+	assert_true(strlen(cr_catalog_version()) > 0);
+}
+
+static void test_shipped_reference_rigs(void **state)
+{
+	const cr_catalog *cat = ((shipped *)*state)->embedded;
+	size_t n_ref = 0, n_other = 0;
+
+	for (size_t i = 0; i < cr_catalog_rig_count(cat); i++) {
+		const cr_rig *r = cr_catalog_rig_at(cat, i);
+
+		if (!r->reference) {
+			n_other++;
+			continue;
+		}
+		if (n_ref >= UNIT_ARRAY_LEN(reference_rigs))
+			fail_msg("unexpected reference rig %s", r->id);
+		assert_string_equal(r->id, reference_rigs[n_ref]);
+		/* The seed pages printed figures for every reference rig. */
+		assert_true(r->seed_memory_gb > 0);
+		assert_true(r->seed_bandwidth_gbs > 0);
+		n_ref++;
+	}
+	assert_int_equal(n_ref, UNIT_ARRAY_LEN(reference_rigs));
+	assert_true(n_other >= 30);
+	/* The seeds' M4 Ultra does not exist; the catalog says so. */
+	assert_true(cr_catalog_find_rig(cat, "mac-studio-m4-ultra-192")->unreleased);
+	assert_false(cr_catalog_find_rig(cat, "rtx4090")->unreleased);
+}
+
+static void test_shipped_required_ids(void **state)
+{
+	const cr_catalog *cat = ((shipped *)*state)->embedded;
+	unsigned bad = 0;
+
+	for (size_t i = 0; i < UNIT_ARRAY_LEN(required_models); i++) {
+		const cr_model *m = cr_catalog_find_model(cat, required_models[i]);
+
+		if (!m || strcmp(m->id, required_models[i]) != 0) {
+			print_error("model %s missing\n", required_models[i]);
+			bad++;
+		}
+	}
+	for (size_t i = 0; i < UNIT_ARRAY_LEN(required_quants); i++) {
+		const cr_quant *q = cr_catalog_find_quant(cat, required_quants[i]);
+
+		if (!q || strcmp(q->id, required_quants[i]) != 0) {
+			print_error("quant %s missing\n", required_quants[i]);
+			bad++;
+		}
+	}
+	UNIT_TABLE_DONE(bad, UNIT_ARRAY_LEN(required_models) + UNIT_ARRAY_LEN(required_quants));
+}
+
+static void test_shipped_clef_flash(void **state)
+{
+	const cr_catalog *cat = ((shipped *)*state)->embedded;
+	const cr_model *m = cr_catalog_find_model(cat, "clef-flash");
+
+	assert_non_null(m);
+	assert_int_equal(m->params, 9400000000ull);
+	assert_int_equal(m->context_max, 262144);
+	assert_int_equal(m->vocab, 248320);
+	assert_int_equal(m->n_layers, 32);
+	assert_int_equal(cr_model_kv_layers(m), 8);
+	assert_int_equal(cr_model_count_layers(m, CR_LAYER_FULL), 8);
+	assert_int_equal(cr_model_count_layers(m, CR_LAYER_RECURRENT), 24);
+	assert_int_equal(cr_model_count_layers(m, CR_LAYER_SLIDING), 0);
+	assert_string_equal(m->license, "apache-2.0");
+	assert_string_equal(m->developer, "Cloudflare");
+	assert_string_equal(m->backbone, "qwen3.5-9b");
+	assert_non_null(cr_catalog_find_model(cat, m->backbone));
+	/* Lookups ignore case. */
+	assert_ptr_equal(cr_catalog_find_model(cat, "CLEF-Flash"), m);
+	assert_null(cr_catalog_find_model(cat, "clef-flash2"));
+	assert_null(cr_catalog_find_model(cat, ""));
+}
+
+/* ---- enum names --------------------------------------------------------- */
+
+static void test_enum_names(void **state)
+{
+	static const char *const backends[] = { "cuda", "metal", "rocm", "vulkan", "cpu" };
+	static const char *const kinds[] = { "discrete", "unified", "system" };
+	cr_backend b = CR_BACKEND_COUNT;
+	cr_mem_kind k = CR_MEM_KIND_COUNT;
+
+	(void)state;
+	for (int i = 0; i < CR_BACKEND_COUNT; i++) {
+		assert_string_equal(cr_backend_name((cr_backend)i), backends[i]);
+		assert_int_equal(cr_backend_parse(backends[i], &b), CR_OK);
+		assert_int_equal(b, i);
+	}
+	for (int i = 0; i < CR_MEM_KIND_COUNT; i++) {
+		assert_string_equal(cr_mem_kind_name((cr_mem_kind)i), kinds[i]);
+		assert_int_equal(cr_mem_kind_parse(kinds[i], &k), CR_OK);
+		assert_int_equal(k, i);
+	}
+	assert_string_equal(cr_backend_name(CR_BACKEND_COUNT), "?");
+	assert_string_equal(cr_mem_kind_name(CR_MEM_KIND_COUNT), "?");
+	assert_int_equal(cr_backend_parse("opencl", &b), CR_ERR_INVALID);
+	assert_int_equal(cr_backend_parse("CUDA", &b), CR_ERR_INVALID);
+	assert_int_equal(cr_mem_kind_parse("", &k), CR_ERR_INVALID);
+}
+
+/* ---- hostile documents -------------------------------------------------- */
+
+/* Minimal valid documents. Each hostile row replaces one substring of one of
+ * them (the substring must occur exactly once), or the whole document. */
+#define QUANT_Q4 \
+	"{\"id\":\"Q4_K_M\",\"bpw\":4.9,\"base_type\":\"Q4_K\",\"description\":\"4-bit\",\"source\":\"s\"}"
+#define DEVICE_GPU                                                                     \
+	"{\"name\":\"GPU\",\"count\":1,\"memory_gib\":24,\"bandwidth_gbs\":1000,"         \
+	"\"fp16_tflops\":100,\"backend\":\"cuda\",\"kind\":\"discrete\"}"
+#define RIG_GPU                                                                        \
+	"{\"id\":\"gpu24\",\"name\":\"GPU 24\",\"reference\":false,\"status\":\"released\"," \
+	"\"devices\":[" DEVICE_GPU "],\"sources\":[\"s\"]}"
+#define MODEL_TINY                                                                      \
+	"{\"id\":\"tiny\",\"name\":\"Tiny\",\"family\":\"t\",\"developer\":\"T\","        \
+	"\"license\":\"mit\",\"released\":\"2025-01\",\"arch\":\"llama\","                \
+	"\"params\":1000000000,\"active_params\":1000000000,\"context_max\":4096,"        \
+	"\"vocab\":32000,\"layers\":4,\"hidden\":2048,\"ffn\":8192,\"heads\":16,"         \
+	"\"kv_heads\":4,\"head_dim_k\":128,\"head_dim_v\":128,\"tied_embeddings\":false," \
+	"\"sources\":[\"s\"]}"
+#define QUANTS_DOC(list) "{\"schema\":\"clefrun.quants/1\",\"quants\":[" list "]}"
+#define RIGS_DOC(list) "{\"schema\":\"clefrun.rigs/1\",\"rigs\":[" list "]}"
+#define MODELS_DOC(list) "{\"schema\":\"clefrun.models/1\",\"models\":[" list "]}"
+
+enum { F_MODELS = 0, F_QUANTS = 1, F_RIGS = 2 };
+
+static const char *const base_docs[3] = {
+	MODELS_DOC(MODEL_TINY), QUANTS_DOC(QUANT_Q4), RIGS_DOC(RIG_GPU)
+};
+
+typedef struct hostile_row {
+	const char *name;
+	int file;           /* F_MODELS, F_QUANTS or F_RIGS */
+	const char *find;   /* substring of the base document; NULL: replace it all */
+	const char *repl;
+	int status;
+	const char *message;
+} hostile_row;
+
+static const hostile_row hostile_rows[] = {
+	/* -- top level -- */
+	{ "empty file", F_QUANTS, NULL, "", CR_ERR_PARSE, "quants.json: empty file" },
+	{ "top level not an object", F_QUANTS, NULL, "[]", CR_ERR_INVALID,
+	  "quants.json: expected a JSON object at the top level" },
+	{ "wrong schema", F_RIGS, "clefrun.rigs/1", "clefrun.rigs/2", CR_ERR_INVALID,
+	  "rigs.json: schema: expected \"clefrun.rigs/1\", got \"clefrun.rigs/2\"" },
+	{ "schema of another file", F_MODELS, "clefrun.models/1", "clefrun.rigs/1",
+	  CR_ERR_INVALID,
+	  "models.json: schema: expected \"clefrun.models/1\", got \"clefrun.rigs/1\"" },
+	{ "schema not a string", F_QUANTS, "\"clefrun.quants/1\"", "1", CR_ERR_INVALID,
+	  "quants.json: schema: expected a string" },
+	{ "missing list", F_QUANTS, NULL, "{\"schema\":\"clefrun.quants/1\"}", CR_ERR_INVALID,
+	  "quants.json: quants: missing field (expected an array)" },
+	{ "list not an array", F_RIGS, NULL, "{\"schema\":\"clefrun.rigs/1\",\"rigs\":{}}",
+	  CR_ERR_INVALID, "rigs.json: rigs: expected an array" },
+	{ "empty list", F_MODELS, NULL, MODELS_DOC(""), CR_ERR_INVALID,
+	  "models.json: models: empty list" },
+	{ "unknown top-level field", F_QUANTS, "{\"schema\"", "{\"version\":1,\"schema\"",
+	  CR_ERR_INVALID, "quants.json: version: unknown field" },
+	{ "element not an object", F_QUANTS, NULL, QUANTS_DOC("\"Q4_K_M\""), CR_ERR_INVALID,
+	  "quants.json: quants[0]: expected an object" },
+
+	/* -- quants -- */
+	{ "bpw zero", F_QUANTS, "\"bpw\":4.9", "\"bpw\":0", CR_ERR_INVALID,
+	  "quants.json: quants[0].bpw: expected a positive number (1 to 32), got 0" },
+	{ "bpw as a string", F_QUANTS, "\"bpw\":4.9", "\"bpw\":\"4.9\"", CR_ERR_INVALID,
+	  "quants.json: quants[0].bpw: expected a number" },
+	{ "bpw null", F_QUANTS, "\"bpw\":4.9", "\"bpw\":null", CR_ERR_INVALID,
+	  "quants.json: quants[0].bpw: expected a number" },
+	{ "quant id in lower case", F_QUANTS, "\"Q4_K_M\"", "\"q4_k_m\"", CR_ERR_INVALID,
+	  "quants.json: quants[0].id: invalid id \"q4_k_m\" (allowed: A-Z 0-9 _)" },
+	{ "quant id empty", F_QUANTS, "\"Q4_K_M\"", "\"\"", CR_ERR_INVALID,
+	  "quants.json: quants[0].id: empty id" },
+	{ "duplicate quant id", F_QUANTS, NULL, QUANTS_DOC(QUANT_Q4 "," QUANT_Q4), CR_ERR_INVALID,
+	  "quants.json: quants[1].id: duplicate id \"Q4_K_M\" (also quants[0])" },
+	{ "missing source", F_QUANTS, ",\"source\":\"s\"", "", CR_ERR_INVALID,
+	  "quants.json: quants[0].source: missing field (expected a string)" },
+
+	/* -- rigs -- */
+	{ "negative bandwidth", F_RIGS, "\"bandwidth_gbs\":1000", "\"bandwidth_gbs\":-5",
+	  CR_ERR_INVALID,
+	  "rigs.json: rigs[0].devices[0].bandwidth_gbs: expected a positive number (0.001 to 1e+06), got -5" },
+	{ "zero bandwidth", F_RIGS, "\"bandwidth_gbs\":1000", "\"bandwidth_gbs\":0",
+	  CR_ERR_INVALID,
+	  "rigs.json: rigs[0].devices[0].bandwidth_gbs: expected a positive number (0.001 to 1e+06), got 0" },
+	{ "overflowing bandwidth (1e999 is inf)", F_RIGS, "\"bandwidth_gbs\":1000",
+	  "\"bandwidth_gbs\":1e999", CR_ERR_INVALID,
+	  "rigs.json: rigs[0].devices[0].bandwidth_gbs: expected a positive number (0.001 to 1e+06), got inf" },
+	{ "huge memory", F_RIGS, "\"memory_gib\":24", "\"memory_gib\":1e6", CR_ERR_INVALID,
+	  "rigs.json: rigs[0].devices[0].memory_gib: expected a positive number (0.001 to 65536), got 1e+06" },
+	{ "negative tflops", F_RIGS, "\"fp16_tflops\":100", "\"fp16_tflops\":-1", CR_ERR_INVALID,
+	  "rigs.json: rigs[0].devices[0].fp16_tflops: expected a number from 0 to 1e+06, got -1" },
+	{ "zero count", F_RIGS, "\"count\":1", "\"count\":0", CR_ERR_INVALID,
+	  "rigs.json: rigs[0].devices[0].count: expected an integer from 1 to 64, got 0" },
+	{ "fractional count", F_RIGS, "\"count\":1", "\"count\":2.5", CR_ERR_INVALID,
+	  "rigs.json: rigs[0].devices[0].count: expected an integer from 1 to 64, got 2.5" },
+	{ "negative count", F_RIGS, "\"count\":1", "\"count\":-1", CR_ERR_INVALID,
+	  "rigs.json: rigs[0].devices[0].count: expected an integer from 1 to 64, got -1" },
+	{ "count too large", F_RIGS, "\"count\":1", "\"count\":65", CR_ERR_INVALID,
+	  "rigs.json: rigs[0].devices[0].count: expected an integer from 1 to 64, got 65" },
+	{ "count as a string", F_RIGS, "\"count\":1", "\"count\":\"1\"", CR_ERR_INVALID,
+	  "rigs.json: rigs[0].devices[0].count: expected an integer" },
+	{ "usable_fraction zero", F_RIGS, "\"kind\":\"discrete\"",
+	  "\"kind\":\"discrete\",\"usable_fraction\":0", CR_ERR_INVALID,
+	  "rigs.json: rigs[0].devices[0].usable_fraction: expected a positive number (0.01 to 1), got 0" },
+	{ "usable_fraction above 1", F_RIGS, "\"kind\":\"discrete\"",
+	  "\"kind\":\"discrete\",\"usable_fraction\":1.5", CR_ERR_INVALID,
+	  "rigs.json: rigs[0].devices[0].usable_fraction: expected a positive number (0.01 to 1), got 1.5" },
+	{ "unknown backend", F_RIGS, "\"cuda\"", "\"opencl\"", CR_ERR_INVALID,
+	  "rigs.json: rigs[0].devices[0].backend: expected one of cuda, metal, rocm, vulkan, cpu, got \"opencl\"" },
+	{ "backend in upper case", F_RIGS, "\"cuda\"", "\"CUDA\"", CR_ERR_INVALID,
+	  "rigs.json: rigs[0].devices[0].backend: expected one of cuda, metal, rocm, vulkan, cpu, got \"CUDA\"" },
+	{ "unknown memory kind", F_RIGS, "\"discrete\"", "\"hbm\"", CR_ERR_INVALID,
+	  "rigs.json: rigs[0].devices[0].kind: expected one of discrete, unified, system, got \"hbm\"" },
+	{ "unknown status", F_RIGS, "\"released\"", "\"beta\"", CR_ERR_INVALID,
+	  "rigs.json: rigs[0].status: expected \"released\" or \"unreleased\", got \"beta\"" },
+	{ "missing name", F_RIGS, "\"name\":\"GPU 24\",", "", CR_ERR_INVALID,
+	  "rigs.json: rigs[0].name: missing field (expected a string)" },
+	{ "missing device name", F_RIGS, "\"name\":\"GPU\",", "", CR_ERR_INVALID,
+	  "rigs.json: rigs[0].devices[0].name: missing field (expected a string)" },
+	{ "reference as a string", F_RIGS, "\"reference\":false", "\"reference\":\"no\"",
+	  CR_ERR_INVALID, "rigs.json: rigs[0].reference: expected true or false" },
+	{ "missing reference", F_RIGS, "\"reference\":false,", "", CR_ERR_INVALID,
+	  "rigs.json: rigs[0].reference: missing field (expected true or false)" },
+	{ "sources as a string", F_RIGS, "\"sources\":[\"s\"]", "\"sources\":\"s\"", CR_ERR_INVALID,
+	  "rigs.json: rigs[0].sources: expected an array" },
+	{ "no sources", F_RIGS, "\"sources\":[\"s\"]", "\"sources\":[]", CR_ERR_INVALID,
+	  "rigs.json: rigs[0].sources: expected at least one source" },
+	{ "five sources", F_RIGS, "\"sources\":[\"s\"]",
+	  "\"sources\":[\"a\",\"b\",\"c\",\"d\",\"e\"]", CR_ERR_INVALID,
+	  "rigs.json: rigs[0].sources: at most 4 sources" },
+	{ "empty source", F_RIGS, "\"sources\":[\"s\"]", "\"sources\":[\"\"]", CR_ERR_INVALID,
+	  "rigs.json: rigs[0].sources[0]: empty source" },
+	{ "source not a string", F_RIGS, "\"sources\":[\"s\"]", "\"sources\":[\"a\",7]",
+	  CR_ERR_INVALID, "rigs.json: rigs[0].sources[1]: expected a string" },
+	{ "unknown rig field", F_RIGS, "\"reference\":false",
+	  "\"reference\":false,\"colour\":\"red\"", CR_ERR_INVALID,
+	  "rigs.json: rigs[0].colour: unknown field" },
+	{ "unknown device field", F_RIGS, "\"count\":1", "\"count\":1,\"Count\":1", CR_ERR_INVALID,
+	  "rigs.json: rigs[0].devices[0].Count: unknown field" },
+	{ "duplicate key in one object", F_RIGS, "\"id\":\"gpu24\"",
+	  "\"id\":\"gpu24\",\"id\":\"gpu25\"", CR_ERR_INVALID,
+	  "rigs.json: rigs[0].id: duplicate field" },
+	{ "duplicate key in a device", F_RIGS, "\"memory_gib\":24",
+	  "\"memory_gib\":24,\"memory_gib\":2400", CR_ERR_INVALID,
+	  "rigs.json: rigs[0].devices[0].memory_gib: duplicate field" },
+	{ "rig id in upper case", F_RIGS, "\"gpu24\"", "\"GPU24\"", CR_ERR_INVALID,
+	  "rigs.json: rigs[0].id: invalid id \"GPU24\" (allowed: a-z 0-9, then . + _ -)" },
+	{ "rig id starting with a dash", F_RIGS, "\"gpu24\"", "\"-gpu\"", CR_ERR_INVALID,
+	  "rigs.json: rigs[0].id: invalid id \"-gpu\" (allowed: a-z 0-9, then . + _ -)" },
+	{ "rig id of 48 characters", F_RIGS, "\"gpu24\"",
+	  "\"abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuv\"", CR_ERR_INVALID,
+	  "rigs.json: rigs[0].id: id longer than 47 characters" },
+	{ "rig id far too long", F_RIGS, "\"gpu24\"",
+	  "\"abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz"
+	  "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz\"", CR_ERR_INVALID,
+	  "rigs.json: rigs[0].id: string too long (130 bytes, at most 127)" },
+	{ "duplicate rig id", F_RIGS, NULL, RIGS_DOC(RIG_GPU "," RIG_GPU), CR_ERR_INVALID,
+	  "rigs.json: rigs[1].id: duplicate id \"gpu24\" (also rigs[0])" },
+	{ "no devices", F_RIGS, NULL,
+	  RIGS_DOC("{\"id\":\"gpu24\",\"name\":\"G\",\"reference\":false,\"status\":\"released\","
+		   "\"devices\":[],\"sources\":[\"s\"]}"),
+	  CR_ERR_INVALID, "rigs.json: rigs[0].devices: expected 1 to 4 device groups" },
+	{ "five device groups", F_RIGS, "[" DEVICE_GPU "]",
+	  "[" DEVICE_GPU "," DEVICE_GPU "," DEVICE_GPU "," DEVICE_GPU "," DEVICE_GPU "]",
+	  CR_ERR_INVALID, "rigs.json: rigs[0].devices: expected 1 to 4 device groups" },
+	{ "second device broken", F_RIGS, "[" DEVICE_GPU "]", "[" DEVICE_GPU ",7]",
+	  CR_ERR_INVALID, "rigs.json: rigs[0].devices[1]: expected an object" },
+	{ "seed missing a figure", F_RIGS, "\"sources\"",
+	  "\"seed\":{\"memory_gb\":24},\"sources\"", CR_ERR_INVALID,
+	  "rigs.json: rigs[0].seed.bandwidth_gbs: missing field (expected a number)" },
+	{ "seed not an object", F_RIGS, "\"sources\"", "\"seed\":24,\"sources\"", CR_ERR_INVALID,
+	  "rigs.json: rigs[0].seed: expected an object" },
+	{ "invalid UTF-8 (stray byte)", F_RIGS, "\"GPU 24\"", "\"GPU \xff\"", CR_ERR_INVALID,
+	  "rigs.json: rigs[0].name: invalid UTF-8" },
+	{ "invalid UTF-8 (overlong '/')", F_RIGS, "\"GPU 24\"", "\"GPU \xc0\xaf\"",
+	  CR_ERR_INVALID, "rigs.json: rigs[0].name: invalid UTF-8" },
+	{ "invalid UTF-8 (surrogate)", F_RIGS, "\"GPU 24\"", "\"GPU \xed\xa0\x80\"",
+	  CR_ERR_INVALID, "rigs.json: rigs[0].name: invalid UTF-8" },
+	{ "invalid UTF-8 (truncated)", F_RIGS, "\"GPU\"", "\"GPU \xe2\x82\"", CR_ERR_INVALID,
+	  "rigs.json: rigs[0].devices[0].name: invalid UTF-8" },
+
+	/* -- models -- */
+	{ "fractional layer count", F_MODELS, "\"layers\":4", "\"layers\":4.5", CR_ERR_INVALID,
+	  "models.json: models[0].layers: expected an integer from 1 to 512, got 4.5" },
+	{ "zero layers", F_MODELS, "\"layers\":4", "\"layers\":0", CR_ERR_INVALID,
+	  "models.json: models[0].layers: expected an integer from 1 to 512, got 0" },
+	{ "too many layers", F_MODELS, "\"layers\":4", "\"layers\":513", CR_ERR_INVALID,
+	  "models.json: models[0].layers: expected an integer from 1 to 512, got 513" },
+	{ "overflowing params", F_MODELS, "\"params\":1000000000", "\"params\":1e999",
+	  CR_ERR_INVALID,
+	  "models.json: models[0].params: expected an integer from 1000 to 100000000000000, got inf" },
+	{ "params beyond 2^53", F_MODELS, "\"params\":1000000000", "\"params\":1e17",
+	  CR_ERR_INVALID,
+	  "models.json: models[0].params: expected an integer from 1000 to 100000000000000, got 1e+17" },
+	{ "more active params than params", F_MODELS, "\"active_params\":1000000000",
+	  "\"active_params\":2000000000", CR_ERR_INVALID,
+	  "models.json: models[0].active_params: expected an integer from 1000 to 1000000000, got 2e+09" },
+	{ "zero context", F_MODELS, "\"context_max\":4096", "\"context_max\":0", CR_ERR_INVALID,
+	  "models.json: models[0].context_max: expected an integer from 1 to 1073741824, got 0" },
+	{ "missing vocab", F_MODELS, "\"vocab\":32000,", "", CR_ERR_INVALID,
+	  "models.json: models[0].vocab: missing field (expected an integer)" },
+	{ "missing kv_heads", F_MODELS, "\"kv_heads\":4,", "", CR_ERR_INVALID,
+	  "models.json: models[0].kv_heads: missing field (expected an integer or an array)" },
+	{ "kv_heads above heads", F_MODELS, "\"kv_heads\":4", "\"kv_heads\":17", CR_ERR_INVALID,
+	  "models.json: models[0].kv_heads: expected an integer from 0 to 16, got 17" },
+	{ "kv_heads as a string", F_MODELS, "\"kv_heads\":4", "\"kv_heads\":\"4\"",
+	  CR_ERR_INVALID, "models.json: models[0].kv_heads: expected an integer" },
+	{ "kv_heads array of the wrong length", F_MODELS, "\"kv_heads\":4",
+	  "\"kv_heads\":[4,4,4]", CR_ERR_INVALID,
+	  "models.json: models[0].kv_heads: expected 4 values (one per layer), got 3" },
+	{ "kv_heads array with a bad value", F_MODELS, "\"kv_heads\":4",
+	  "\"kv_heads\":[4,4,4,-1]", CR_ERR_INVALID,
+	  "models.json: models[0].kv_heads[3]: expected an integer from 0 to 16, got -1" },
+	{ "layer_pattern with a bad letter", F_MODELS, "\"tied_embeddings\"",
+	  "\"layer_pattern\":\"FFX\",\"tied_embeddings\"", CR_ERR_INVALID,
+	  "models.json: models[0].layer_pattern: unexpected 'X' at 2 (expected F, S or L)" },
+	{ "layer_pattern in lower case", F_MODELS, "\"tied_embeddings\"",
+	  "\"layer_pattern\":\"f\",\"tied_embeddings\"", CR_ERR_INVALID,
+	  "models.json: models[0].layer_pattern: unexpected 'f' at 0 (expected F, S or L)" },
+	{ "empty layer_pattern", F_MODELS, "\"tied_embeddings\"",
+	  "\"layer_pattern\":\"\",\"tied_embeddings\"", CR_ERR_INVALID,
+	  "models.json: models[0].layer_pattern: empty pattern" },
+	{ "S in the pattern without window", F_MODELS, "\"tied_embeddings\"",
+	  "\"layer_pattern\":\"SF\",\"tied_embeddings\"", CR_ERR_INVALID,
+	  "models.json: models[0].window: missing field (layer_pattern has sliding layers)" },
+	{ "window without S in the pattern", F_MODELS, "\"tied_embeddings\"",
+	  "\"window\":1024,\"tied_embeddings\"", CR_ERR_INVALID,
+	  "models.json: models[0].window: given, but layer_pattern has no sliding layers" },
+	{ "zero window", F_MODELS, "\"tied_embeddings\"",
+	  "\"layer_pattern\":\"SF\",\"window\":0,\"tied_embeddings\"", CR_ERR_INVALID,
+	  "models.json: models[0].window: expected an integer from 1 to 1073741824, got 0" },
+	{ "L in the pattern without linear_attention", F_MODELS, "\"tied_embeddings\"",
+	  "\"layer_pattern\":\"LF\",\"tied_embeddings\"", CR_ERR_INVALID,
+	  "models.json: models[0].linear_attention: missing field (expected an object)" },
+	{ "linear_attention without L in the pattern", F_MODELS, "\"tied_embeddings\"",
+	  "\"linear_attention\":{\"k_heads\":1,\"k_head_dim\":1,\"v_heads\":1,"
+	  "\"v_head_dim\":1,\"conv_kernel\":4},\"tied_embeddings\"",
+	  CR_ERR_INVALID,
+	  "models.json: models[0].linear_attention: given, but layer_pattern has no linear-attention layers" },
+	{ "linear_attention missing a dimension", F_MODELS, "\"tied_embeddings\"",
+	  "\"layer_pattern\":\"LF\",\"linear_attention\":{\"k_heads\":1,\"k_head_dim\":1,"
+	  "\"v_heads\":1,\"v_head_dim\":1},\"tied_embeddings\"",
+	  CR_ERR_INVALID,
+	  "models.json: models[0].linear_attention.conv_kernel: missing field (expected an integer)" },
+	{ "experts.used above experts.total", F_MODELS, "\"tied_embeddings\"",
+	  "\"experts\":{\"total\":8,\"used\":9,\"shared\":0},\"tied_embeddings\"",
+	  CR_ERR_INVALID, "models.json: models[0].experts.used: more experts used (9) than exist (8)" },
+	{ "experts with an unknown field", F_MODELS, "\"tied_embeddings\"",
+	  "\"experts\":{\"total\":8,\"used\":2,\"routed\":2},\"tied_embeddings\"",
+	  CR_ERR_INVALID, "models.json: models[0].experts.routed: unknown field" },
+	{ "mla with a zero rank", F_MODELS, "\"tied_embeddings\"",
+	  "\"mla\":{\"kv_lora_rank\":0,\"rope_dim\":64},\"tied_embeddings\"", CR_ERR_INVALID,
+	  "models.json: models[0].mla.kv_lora_rank: expected an integer from 1 to 1048576, got 0" },
+	{ "unknown model field", F_MODELS, "\"tied_embeddings\"",
+	  "\"kv_head\":4,\"tied_embeddings\"", CR_ERR_INVALID,
+	  "models.json: models[0].kv_head: unknown field" },
+	{ "tied_embeddings as a number", F_MODELS, "\"tied_embeddings\":false",
+	  "\"tied_embeddings\":0", CR_ERR_INVALID,
+	  "models.json: models[0].tied_embeddings: expected true or false" },
+	{ "notes as a number", F_MODELS, "\"tied_embeddings\"", "\"notes\":1,\"tied_embeddings\"",
+	  CR_ERR_INVALID, "models.json: models[0].notes: expected a string" },
+	{ "model id with a space", F_MODELS, "\"tiny\"", "\"ti ny\"", CR_ERR_INVALID,
+	  "models.json: models[0].id: invalid id \"ti ny\" (allowed: a-z 0-9, then . + _ -)" },
+	{ "model id of 48 characters", F_MODELS, "\"tiny\"",
+	  "\"abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuv\"", CR_ERR_INVALID,
+	  "models.json: models[0].id: string too long (48 bytes, at most 47)" },
+	{ "duplicate model id", F_MODELS, NULL, MODELS_DOC(MODEL_TINY "," MODEL_TINY),
+	  CR_ERR_INVALID, "models.json: models[1].id: duplicate id \"tiny\" (also models[0])" },
+	{ "unknown backbone", F_MODELS, "\"tied_embeddings\"",
+	  "\"backbone\":\"qwen9\",\"tied_embeddings\"", CR_ERR_INVALID,
+	  "models.json: models[0].backbone: unknown model id \"qwen9\"" },
+
+	/* -- JSON syntax -- */
+	{ "invalid JSON", F_QUANTS, NULL, "{\"schema\":\"clefrun.quants/1\",\n\"quants\":[tru]}",
+	  CR_ERR_PARSE, "quants.json: invalid JSON at byte 40 (line 2, column 11)" },
+	{ "unterminated document", F_RIGS, NULL, "{\"schema\":", CR_ERR_PARSE,
+	  "rigs.json: invalid JSON at byte 9 (line 1, column 10)" },
+};
+
+/* Build the hostile variant of one document into a malloc'd buffer. */
+static char *mutate(const hostile_row *row, size_t *len)
+{
+	const char *base = base_docs[row->file];
+	size_t nb = strlen(base), nr = strlen(row->repl), nf, pre;
+	const char *at;
+	char *out;
+
+	if (!row->find) {
+		out = malloc(nr + 1);
+		assert_non_null(out);
+		memcpy(out, row->repl, nr + 1);
+		*len = nr;
+		return out;
+	}
+	at = strstr(base, row->find);
+	if (!at || strstr(at + 1, row->find))
+		fail_msg("row \"%s\": \"%s\" must occur exactly once in the base document",
+			 row->name, row->find);
+	nf = strlen(row->find);
+	pre = (size_t)(at - base);
+	out = malloc(nb - nf + nr + 1);
+	assert_non_null(out);
+	memcpy(out, base, pre);
+	memcpy(out + pre, row->repl, nr);
+	memcpy(out + pre + nr, at + nf, nb - pre - nf + 1);
+	*len = nb - nf + nr;
+	return out;
+}
+
+static int load3(const char *const docs[3], const size_t lens[3], cr_catalog **cat,
+		 cr_error *err)
+{
+	return cr_catalog_load_buffers(docs[F_MODELS], lens[F_MODELS], docs[F_QUANTS],
+				       lens[F_QUANTS], docs[F_RIGS], lens[F_RIGS], NULL, cat, err);
+}
+
+static void test_base_documents_load(void **state)
+{
+	size_t lens[3];
+	cr_catalog *cat = NULL;
+	cr_error err = { 0, "" };
+	const cr_model *m;
+	const cr_rig *r;
+
+	(void)state;
+	for (int i = 0; i < 3; i++)
+		lens[i] = strlen(base_docs[i]);
+	assert_int_equal(load3(base_docs, lens, &cat, &err), CR_OK);
+	assert_int_equal(cr_catalog_model_count(cat), 1);
+	assert_int_equal(cr_catalog_quant_count(cat), 1);
+	assert_int_equal(cr_catalog_rig_count(cat), 1);
+	m = cr_catalog_model_at(cat, 0);
+	/* Defaults: layer_pattern "F", no window, no experts, no MLA. */
+	assert_int_equal(cr_model_count_layers(m, CR_LAYER_FULL), 4);
+	assert_int_equal(cr_model_kv_layers(m), 4);
+	assert_int_equal(m->window, 0);
+	assert_int_equal(m->experts_total, 0);
+	assert_false(m->mla);
+	assert_int_equal(m->kv_heads[3], 4);
+	r = cr_catalog_rig_at(cat, 0);
+	assert_int_equal(r->devices[0].kind, CR_MEM_DISCRETE);
+	assert_true(r->devices[0].usable_fraction == 1.0);
+	assert_true(r->interconnect_gbs == 0.0);
+	assert_true(cr_catalog_quant_at(cat, 0)->bpw == 4.9);
+	cr_catalog_free(cat);
+	cr_catalog_free(NULL);
+}
+
+static void test_hostile_documents(void **state)
+{
+	unsigned bad = 0;
+
+	(void)state;
+	for (size_t i = 0; i < UNIT_ARRAY_LEN(hostile_rows); i++) {
+		const hostile_row *row = &hostile_rows[i];
+		const char *docs[3];
+		size_t lens[3];
+		char *doc;
+		/* A non-NULL sentinel: the loader must reset *out on failure. */
+		cr_catalog *cat = (cr_catalog *)&bad;
+		cr_error err = { 0, "" };
+		int rc;
+
+		for (int f = 0; f < 3; f++) {
+			docs[f] = base_docs[f];
+			lens[f] = strlen(base_docs[f]);
+		}
+		doc = mutate(row, &lens[row->file]);
+		docs[row->file] = doc;
+		rc = load3(docs, lens, &cat, &err);
+		if (!unit_check_error(row->name, rc, &err, row->status, row->message))
+			bad++;
+		if (rc == CR_OK)
+			cr_catalog_free(cat);
+		else if (cat != NULL) {
+			print_error("row \"%s\": *out not reset on failure\n", row->name);
+			bad++;
+		}
+		/* The same failure without an error record must not crash. */
+		cat = NULL;
+		if (cr_catalog_load_buffers(docs[0], lens[0], docs[1], lens[1], docs[2], lens[2],
+					    NULL, &cat, NULL) != row->status) {
+			print_error("row \"%s\": status differs without an error record\n",
+				    row->name);
+			bad++;
+		}
+		if (cat)
+			cr_catalog_free(cat);
+		free(doc);
+	}
+	UNIT_TABLE_DONE(bad, UNIT_ARRAY_LEN(hostile_rows));
+}
+
+/* Messages use the caller's file names. */
+static void test_buffer_names(void **state)
+{
+	static const char *const names[3] = { "m.json", "q.json", "r.json" };
+	char rigs[] = RIGS_DOC(RIG_GPU);
+	char *bw = strstr(rigs, "1000");
+	cr_catalog *cat = NULL;
+	cr_error err = { 0, "" };
+	int rc;
+
+	(void)state;
+	memcpy(bw, "-100", 4);
+	rc = cr_catalog_load_buffers(base_docs[0], strlen(base_docs[0]), base_docs[1],
+				     strlen(base_docs[1]), rigs, strlen(rigs), names, &cat, &err);
+	assert_int_equal(rc, CR_ERR_INVALID);
+	assert_string_equal(err.message,
+			    "r.json: rigs[0].devices[0].bandwidth_gbs: expected a positive number (0.001 to 1e+06), got -100");
+	assert_null(cat);
+}
+
+/* Buffers need not be NUL-terminated: the length is the document. */
+static void test_buffers_not_terminated(void **state)
+{
+	const char *docs[3];
+	size_t lens[3];
+	char *copies[3];
+	cr_catalog *cat = NULL;
+	cr_error err = { 0, "" };
+
+	(void)state;
+	for (int i = 0; i < 3; i++) {
+		lens[i] = strlen(base_docs[i]);
+		copies[i] = malloc(lens[i]);
+		assert_non_null(copies[i]);
+		memcpy(copies[i], base_docs[i], lens[i]); /* no terminator: valgrind checks */
+		docs[i] = copies[i];
+	}
+	assert_int_equal(load3(docs, lens, &cat, &err), CR_OK);
+	cr_catalog_free(cat);
+	/* One byte short is a truncated document. */
+	lens[F_QUANTS]--;
+	assert_int_equal(load3(docs, lens, &cat, &err), CR_ERR_PARSE);
+	assert_null(cat);
+	for (int i = 0; i < 3; i++)
+		free(copies[i]);
+}
+
+/* Regression (fixed): json_read.c jr_parse calls cJSON_ParseWithLengthOpts with
+ * require_null_terminated = false and never looks at the end pointer on
+ * success, so anything after the first JSON value is silently ignored: a
+ * quants.json of `{...valid...}garbage` or two concatenated documents loads
+ * as if only the first were there. Expected: CR_ERR_PARSE naming the byte
+ * where the trailing content starts (trailing whitespace stays allowed). */
+static void test_trailing_garbage(void **state)
+{
+	static const char doc[] = QUANTS_DOC(QUANT_Q4) "\n  x";
+	const char *docs[3] = { base_docs[0], doc, base_docs[2] };
+	size_t lens[3] = { strlen(base_docs[0]), strlen(doc), strlen(base_docs[2]) };
+	size_t at = strlen(QUANTS_DOC(QUANT_Q4)) + 3;
+	cr_catalog *cat = NULL;
+	cr_error err = { 0, "" };
+	char want[128];
+	int rc;
+
+	(void)state;
+	snprintf(want, sizeof(want), "quants.json: invalid JSON at byte %zu (line 2, column 3)", at);
+	rc = load3(docs, lens, &cat, &err);
+	if (rc == CR_OK)
+		cr_catalog_free(cat);
+	assert_int_equal(rc, CR_ERR_PARSE);
+	assert_string_equal(err.message, want);
+}
+
+/* Trailing whitespace after the document is fine (files end with "\n"). */
+static void test_trailing_whitespace(void **state)
+{
+	static const char doc[] = QUANTS_DOC(QUANT_Q4) " \r\n\t\n";
+	const char *docs[3] = { base_docs[0], doc, base_docs[2] };
+	size_t lens[3] = { strlen(base_docs[0]), strlen(doc), strlen(base_docs[2]) };
+	cr_catalog *cat = NULL;
+	cr_error err = { 0, "" };
+
+	(void)state;
+	assert_int_equal(load3(docs, lens, &cat, &err), CR_OK);
+	cr_catalog_free(cat);
+}
+
+/* cJSON stops at 1000 levels; 10 000 must be refused, not overflow a stack. */
+static void test_deep_nesting(void **state)
+{
+	const size_t depth = 10000;
+	char *doc = malloc(2 * depth);
+	const char *docs[3];
+	size_t lens[3];
+	cr_catalog *cat = NULL;
+	cr_error err = { 0, "" };
+
+	(void)state;
+	assert_non_null(doc);
+	memset(doc, '[', depth);
+	memset(doc + depth, ']', depth);
+	for (int i = 0; i < 3; i++) {
+		docs[i] = base_docs[i];
+		lens[i] = strlen(base_docs[i]);
+	}
+	docs[F_RIGS] = doc;
+	lens[F_RIGS] = 2 * depth;
+	assert_int_equal(load3(docs, lens, &cat, &err), CR_ERR_PARSE);
+	assert_string_equal(err.message, "rigs.json: invalid JSON at byte 1000 (line 1, column 1001)");
+	assert_null(cat);
+
+	/* The same depth of objects inside an otherwise valid document. */
+	free(doc);
+	{
+		static const char open[] = "{\"a\":", close[] = "}";
+		const char *prefix = "{\"schema\":\"clefrun.quants/1\",\"quants\":[";
+		size_t np = strlen(prefix), n = np + depth * (sizeof(open) - 1 + 1) + 16, off = np;
+		char *d = malloc(n);
+
+		assert_non_null(d);
+		memcpy(d, prefix, np);
+		for (size_t i = 0; i < depth; i++, off += sizeof(open) - 1)
+			memcpy(d + off, open, sizeof(open) - 1);
+		d[off++] = '1';
+		for (size_t i = 0; i < depth; i++)
+			d[off++] = close[0];
+		memcpy(d + off, "]}", 2);
+		off += 2;
+		docs[F_RIGS] = base_docs[F_RIGS];
+		lens[F_RIGS] = strlen(base_docs[F_RIGS]);
+		docs[F_QUANTS] = d;
+		lens[F_QUANTS] = off;
+		assert_int_equal(load3(docs, lens, &cat, &err), CR_ERR_PARSE);
+		/* Depth 1000 is the 999th {"a": after the top object and the list: byte 39 + 998 x 5. */
+		assert_string_equal(err.message, "quants.json: invalid JSON at byte 5029 (line 1, column 5030)");
+		assert_null(cat);
+		free(d);
+	}
+}
+
+/* 999 levels parse; the validator then sees a wrong type, iteratively. */
+static void test_deep_but_legal_nesting(void **state)
+{
+	static const char before[] = "{\"schema\":\"clefrun.quants/1\",\"quants\":[{\"id\":\"Q4_K_M\",\"bpw\":";
+	static const char after[] = ",\"base_type\":\"Q4_K\",\"description\":\"d\",\"source\":\"s\"}]}";
+	const size_t depth = 990;
+	size_t nb = strlen(before), na = strlen(after), len = nb + 2 * depth + na;
+	char *d = malloc(len);
+	const char *docs[3];
+	size_t lens[3];
+	cr_catalog *cat = NULL;
+	cr_error err = { 0, "" };
+
+	(void)state;
+	assert_non_null(d);
+	memcpy(d, before, nb);
+	memset(d + nb, '[', depth);
+	memset(d + nb + depth, ']', depth);
+	memcpy(d + nb + 2 * depth, after, na);
+	for (int i = 0; i < 3; i++) {
+		docs[i] = base_docs[i];
+		lens[i] = strlen(base_docs[i]);
+	}
+	docs[F_QUANTS] = d;
+	lens[F_QUANTS] = len;
+	assert_int_equal(load3(docs, lens, &cat, &err), CR_ERR_INVALID);
+	assert_string_equal(err.message, "quants.json: quants[0].bpw: expected a number");
+	free(d);
+}
+
+/* Lists are bounded before anything is allocated per entry. */
+static void test_too_many_entries(void **state)
+{
+	const char *prefix = "{\"schema\":\"clefrun.quants/1\",\"quants\":[";
+	size_t np = strlen(prefix), n = 4097, len = np + 2 * n + 1;
+	char *d = malloc(len);
+	const char *docs[3];
+	size_t lens[3];
+	cr_catalog *cat = NULL;
+	cr_error err = { 0, "" };
+
+	(void)state;
+	assert_non_null(d);
+	memcpy(d, prefix, np);
+	for (size_t i = 0; i < n; i++) {
+		d[np + 2 * i] = '0';
+		d[np + 2 * i + 1] = i + 1 < n ? ',' : ']';
+	}
+	d[len - 1] = '}';
+	for (int i = 0; i < 3; i++) {
+		docs[i] = base_docs[i];
+		lens[i] = strlen(base_docs[i]);
+	}
+	docs[F_QUANTS] = d;
+	lens[F_QUANTS] = len;
+	assert_int_equal(load3(docs, lens, &cat, &err), CR_ERR_INVALID);
+	assert_string_equal(err.message, "quants.json: quants: too many entries (4097, at most 4096)");
+	free(d);
+}
+
+/* A 17 MiB document is refused before parsing. */
+#define BIG_FILE_BYTES (17u << 20)
+
+static void test_file_too_large_buffer(void **state)
+{
+	char *big = malloc(BIG_FILE_BYTES);
+	const char *docs[3];
+	size_t lens[3];
+	cr_catalog *cat = NULL;
+	cr_error err = { 0, "" };
+
+	(void)state;
+	assert_non_null(big);
+	memset(big, ' ', BIG_FILE_BYTES);
+	memcpy(big, base_docs[F_MODELS], strlen(base_docs[F_MODELS]));
+	for (int i = 0; i < 3; i++) {
+		docs[i] = base_docs[i];
+		lens[i] = strlen(base_docs[i]);
+	}
+	docs[F_MODELS] = big;
+	lens[F_MODELS] = BIG_FILE_BYTES;
+	assert_int_equal(load3(docs, lens, &cat, &err), CR_ERR_INVALID);
+	assert_string_equal(err.message,
+			    "models.json: file too large (17825792 bytes, at most 16777216)");
+	assert_null(cat);
+	free(big);
+}
+
+/* ---- catalogs on disk ---------------------------------------------------- */
+
+static void test_fixture_minimal(void **state)
+{
+	cr_catalog *cat = NULL;
+	cr_error err = { 0, "" };
+	const cr_model *m;
+	const cr_rig *r;
+	const cr_quant *q;
+
+	(void)state;
+	if (cr_catalog_load_dir(FIXTURE_DIR "/minimal", &cat, &err))
+		fail_msg("%s", err.message);
+	assert_int_equal(cr_catalog_model_count(cat), 2);
+	assert_int_equal(cr_catalog_quant_count(cat), 2);
+	assert_int_equal(cr_catalog_rig_count(cat), 2);
+
+	m = cr_catalog_find_model(cat, "tiny-base");
+	assert_non_null(m);
+	assert_int_equal(m->kv_heads[2], 0);
+	assert_int_equal(cr_model_kv_layers(m), 3);
+	assert_true(m->tied_embeddings);
+	assert_string_equal(m->backbone, "");
+
+	m = cr_catalog_find_model(cat, "tiny-chat");
+	assert_non_null(m);
+	assert_string_equal(m->backbone, "tiny-base");
+	assert_int_equal(m->active_params, 250000000);
+	/* "LSLF" over 8 layers: L S L F L S L F */
+	assert_int_equal(m->layer_kind[0], CR_LAYER_RECURRENT);
+	assert_int_equal(m->layer_kind[1], CR_LAYER_SLIDING);
+	assert_int_equal(m->layer_kind[3], CR_LAYER_FULL);
+	assert_int_equal(m->layer_kind[7], CR_LAYER_FULL);
+	assert_int_equal(cr_model_count_layers(m, CR_LAYER_RECURRENT), 4);
+	assert_int_equal(cr_model_count_layers(m, CR_LAYER_SLIDING), 2);
+	assert_int_equal(cr_model_kv_layers(m), 4);
+	assert_int_equal(m->window, 512);
+	assert_int_equal(m->linear.v_heads, 16);
+	assert_int_equal(m->linear.conv_kernel, 4);
+	assert_int_equal(m->experts_total, 64);
+	assert_int_equal(m->experts_used, 4);
+	assert_int_equal(m->experts_shared, 1);
+	assert_string_equal(m->notes, "Hybrid MoE fixture.");
+
+	r = cr_catalog_find_rig(cat, "test-gpu");
+	assert_non_null(r);
+	assert_true(r->reference);
+	assert_int_equal(r->devices[0].count, 2);
+	assert_true(r->interconnect_gbs == 32.0);
+	assert_true(r->seed_memory_gb == 48.0);
+	assert_true(r->seed_bandwidth_gbs == 2000.0);
+	r = cr_catalog_find_rig(cat, "TEST-MAC");
+	assert_non_null(r);
+	assert_true(r->unreleased);
+	assert_int_equal(r->devices[0].backend, CR_BACKEND_METAL);
+	assert_int_equal(r->devices[0].kind, CR_MEM_UNIFIED);
+	assert_true(r->devices[0].usable_fraction == 0.75); /* unified default */
+	assert_int_equal(r->n_sources, 2);
+	assert_string_equal(r->sources[1], "second source");
+
+	q = cr_catalog_find_quant(cat, "f16");
+	assert_non_null(q);
+	assert_string_equal(q->id, "F16");
+	assert_true(q->bpw == 16.0);
+	cr_catalog_free(cat);
+}
+
+static void test_fixture_errors(void **state)
+{
+	static const struct {
+		const char *dir;
+		int status;
+		const char *message;
+	} rows[] = {
+		{ FIXTURE_DIR "/bad-bandwidth", CR_ERR_INVALID,
+		  FIXTURE_DIR "/bad-bandwidth/rigs.json: rigs[1].devices[0].bandwidth_gbs: expected a positive number (0.001 to 1e+06), got -5" },
+		{ FIXTURE_DIR "/bad-json", CR_ERR_PARSE,
+		  FIXTURE_DIR "/bad-json/models.json: invalid JSON at byte 64 (line 4, column 17)" },
+		{ FIXTURE_DIR "/no-rigs", CR_ERR_IO,
+		  FIXTURE_DIR "/no-rigs/rigs.json: No such file or directory" },
+		{ "/nonexistent/clefrun-catalog", CR_ERR_IO,
+		  "/nonexistent/clefrun-catalog/models.json: No such file or directory" },
+	};
+	unsigned bad = 0;
+
+	(void)state;
+	for (size_t i = 0; i < UNIT_ARRAY_LEN(rows); i++) {
+		cr_catalog *cat = NULL;
+		cr_error err = { 0, "" };
+		int rc = cr_catalog_load_dir(rows[i].dir, &cat, &err);
+
+		if (!unit_check_error(rows[i].dir, rc, &err, rows[i].status, rows[i].message))
+			bad++;
+		if (cat) {
+			bad++;
+			cr_catalog_free(cat);
+		}
+	}
+	UNIT_TABLE_DONE(bad, UNIT_ARRAY_LEN(rows));
+}
+
+/* Write `len` bytes of `text` (padded with spaces) to dir/name. */
+static void write_file(const char *dir, const char *name, const char *text, size_t len)
+{
+	char path[512];
+	size_t n = strlen(text);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(text, 1, n, f), n);
+	if (len > n) {
+		char *pad = malloc(len - n);
+
+		assert_non_null(pad);
+		memset(pad, ' ', len - n);
+		assert_int_equal(fwrite(pad, 1, len - n, f), len - n);
+		free(pad);
+	}
+	assert_int_equal(fclose(f), 0);
+}
+
+static void remove_file(const char *dir, const char *name)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	(void)remove(path);
+}
+
+/* A 17 MiB models.json on disk, then one that is a directory. */
+static void test_dir_too_large_and_unreadable(void **state)
+{
+	char dir[] = "/tmp/clefrun-test-catalog-XXXXXX";
+	char want[640], sub[600];
+	cr_catalog *cat = NULL;
+	cr_error err = { 0, "" };
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	write_file(dir, "models.json", base_docs[F_MODELS], BIG_FILE_BYTES);
+	write_file(dir, "quants.json", base_docs[F_QUANTS], 0);
+	write_file(dir, "rigs.json", base_docs[F_RIGS], 0);
+	assert_int_equal(cr_catalog_load_dir(dir, &cat, &err), CR_ERR_INVALID);
+	snprintf(want, sizeof(want), "%s/models.json: file too large (17825792 bytes, at most 16777216)",
+		 dir);
+	assert_string_equal(err.message, want);
+	assert_null(cat);
+
+	/* The same files at a normal size load. */
+	write_file(dir, "models.json", base_docs[F_MODELS], 0);
+	assert_int_equal(cr_catalog_load_dir(dir, &cat, &err), CR_OK);
+	cr_catalog_free(cat);
+	cat = NULL;
+
+	/* fopen() succeeds on a directory; the read must fail cleanly. */
+	remove_file(dir, "rigs.json");
+	snprintf(sub, sizeof(sub), "%s/rigs.json", dir);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	assert_int_equal(cr_catalog_load_dir(dir, &cat, &err), CR_ERR_IO);
+	snprintf(want, sizeof(want), "%s/rigs.json: read error", dir);
+	assert_string_equal(err.message, want);
+	assert_null(cat);
+
+	assert_int_equal(rmdir(sub), 0);
+	remove_file(dir, "models.json");
+	remove_file(dir, "quants.json");
+	assert_int_equal(rmdir(dir), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest shipped_tests[] = {
+		cmocka_unit_test(test_shipped_dir_equals_embedded),
+		cmocka_unit_test(test_shipped_reference_rigs),
+		cmocka_unit_test(test_shipped_required_ids),
+		cmocka_unit_test(test_shipped_clef_flash),
+	};
+	const struct CMUnitTest loader_tests[] = {
+		cmocka_unit_test(test_enum_names),
+		cmocka_unit_test(test_base_documents_load),
+		cmocka_unit_test(test_hostile_documents),
+		cmocka_unit_test(test_buffer_names),
+		cmocka_unit_test(test_buffers_not_terminated),
+		cmocka_unit_test(test_trailing_whitespace),
+		cmocka_unit_test(test_trailing_garbage),
+		cmocka_unit_test(test_deep_nesting),
+		cmocka_unit_test(test_deep_but_legal_nesting),
+		cmocka_unit_test(test_too_many_entries),
+		cmocka_unit_test(test_file_too_large_buffer),
+		cmocka_unit_test(test_fixture_minimal),
+		cmocka_unit_test(test_fixture_errors),
+		cmocka_unit_test(test_dir_too_large_and_unreadable),
+	};
+	int failed = 0;
+
+	failed += cmocka_run_group_tests_name("shipped catalog", shipped_tests, shipped_setup,
+					      shipped_teardown);
+	failed += cmocka_run_group_tests_name("catalog loader", loader_tests, NULL, NULL);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,1140 @@
+/*
+ * test_estimate: the estimator (estimate.c). Memory is asserted to the byte
+ * against llama.cpp's arithmetic (design.md "The estimation model"): KV
+ * rows per KV type, padding of the context to 256 cells, sliding-window
+ * caps, MLA, the recurrent state of linear-attention layers, weights as
+ * params x bpw / 8 or the exact override. Speeds depend on fitted constants
+ * that change when the calibration is re-run, so for them the tests assert
+ * relations (more bandwidth is faster, deeper context is slower, MoE reads
+ * its active share, partial offload is slower than a big enough GPU) and
+ * the tier rules on rigs whose speed is chosen from the computed figures to
+ * sit far from the thresholds. max_context is checked at its boundary:
+ * the plan fits at max_context and not 256 tokens later.
+ */
+#include "unit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "clefrun/catalog.h"
+#include "clefrun/estimate.h"
+#include "clefrun/rig.h"
+
+#define GIB 1073741824.0
+#define MIB 1048576.0
+
+static cr_catalog *cat;
+
+static int setup(void **state)
+{
+	cr_error err = { 0, "" };
+
+	(void)state;
+	if (cr_catalog_load_embedded(&cat, &err)) {
+		print_error("%s\n", err.message);
+		return -1;
+	}
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	cr_catalog_free(cat);
+	return 0;
+}
+
+static const cr_model *model(const char *id)
+{
+	const cr_model *m = cr_catalog_find_model(cat, id);
+
+	if (!m)
+		fail_msg("model %s not in the catalog", id);
+	return m;
+}
+
+static const cr_quant *quant(const char *id)
+{
+	const cr_quant *q = cr_catalog_find_quant(cat, id);
+
+	if (!q)
+		fail_msg("quant %s not in the catalog", id);
+	return q;
+}
+
+static cr_device gpu_device(double mem_gib, double bw_gbs, unsigned count)
+{
+	cr_device d;
+
+	memset(&d, 0, sizeof(d));
+	snprintf(d.name, sizeof(d.name), "test GPU");
+	d.count = count;
+	d.memory_gib = mem_gib;
+	d.bandwidth_gbs = bw_gbs;
+	d.fp16_tflops = 100;
+	d.backend = CR_BACKEND_CUDA;
+	d.kind = CR_MEM_DISCRETE;
+	d.usable_fraction = 1.0;
+	return d;
+}
+
+static cr_device ram_device(double mem_gib, double bw_gbs)
+{
+	cr_device d;
+
+	memset(&d, 0, sizeof(d));
+	snprintf(d.name, sizeof(d.name), "test RAM");
+	d.count = 1;
+	d.memory_gib = mem_gib;
+	d.bandwidth_gbs = bw_gbs;
+	d.backend = CR_BACKEND_CPU;
+	d.kind = CR_MEM_SYSTEM;
+	d.usable_fraction = 0.9;
+	return d;
+}
+
+/* `count` discrete CUDA GPUs of `mem_gib` and `bw_gbs` each. */
+static cr_rig gpu_rig(double mem_gib, double bw_gbs, unsigned count)
+{
+	cr_rig r;
+
+	memset(&r, 0, sizeof(r));
+	snprintf(r.id, sizeof(r.id), "test-gpu");
+	r.devices[0] = gpu_device(mem_gib, bw_gbs, count);
+	r.n_devices = 1;
+	return r;
+}
+
+static cr_estimate run(const cr_model *m, const cr_quant *q, const cr_rig *r,
+		       const cr_estimate_opts *o)
+{
+	cr_estimate e;
+	cr_error err = { 0, "" };
+	int rc = cr_estimate_run(m, q, r, o, &e, &err);
+
+	if (rc != CR_OK)
+		fail_msg("%s on %s: rc %d: %s", m->id, r->id, rc, err.message);
+	return e;
+}
+
+static cr_estimate run_ctx(const char *mid, const char *qid, const cr_rig *r, uint32_t n_ctx)
+{
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+
+	o.n_ctx = n_ctx;
+	return run(model(mid), quant(qid), r, &o);
+}
+
+/* ---- KV cache and state ---------------------------------------------------- */
+
+static void test_kv_clef_flash(void **state)
+{
+	const cr_model *m = model("clef-flash");
+	cr_rig big = gpu_rig(1000, 1000, 1);
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_estimate e;
+
+	(void)state;
+	/* 8 KV layers x 4 heads x 256 x (K + V) x 2 B = 32 KiB per token. */
+	assert_int_equal(cr_estimate_kv_bytes(m, &o), 8ull * 8192 * 2 * 4 * 256 * 2);
+	e = run(m, quant("Q4_K_M"), &big, &o);
+	assert_int_equal(e.kv_bytes_per_token, 32768);
+	assert_int_equal(e.memory.kv_bytes, 268435456ull);
+	assert_int_equal(e.kv_cells_full, 8192);
+	assert_int_equal(e.kv_cells_swa, 0);
+	assert_int_equal(e.context, 8192);
+	/* 24 Gated DeltaNet layers x (3 x 8192 conv + 128 x 4096 state) x 4 B. */
+	assert_int_equal(cr_estimate_state_bytes(m, &o), 52690944ull);
+	assert_int_equal(e.memory.state_bytes, 52690944ull);
+	o.n_seq = 2;
+	assert_int_equal(cr_estimate_state_bytes(m, &o), 2 * 52690944ull);
+	e = run(m, quant("Q4_K_M"), &big, &o);
+	assert_int_equal(e.memory.state_bytes, 2 * 52690944ull);
+	/* Full-attention cells are shared by the sequences: n_seq leaves them. */
+	assert_int_equal(e.memory.kv_bytes, 268435456ull);
+}
+
+/* llama.cpp pads the context to a multiple of 256 cells. */
+static void test_kv_padding(void **state)
+{
+	static const struct {
+		uint32_t n_ctx, cells;
+	} rows[] = {
+		{ 1, 256 }, { 255, 256 }, { 256, 256 }, { 257, 512 }, { 8000, 8192 },
+		{ 8192, 8192 }, { 8193, 8448 }, { 262143, 262144 }, { 262144, 262144 },
+	};
+	const cr_model *m = model("clef-flash");
+	cr_rig big = gpu_rig(1000, 1000, 1);
+	unsigned bad = 0;
+
+	(void)state;
+	for (size_t i = 0; i < UNIT_ARRAY_LEN(rows); i++) {
+		cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+		cr_estimate e;
+		uint64_t kv;
+
+		o.n_ctx = rows[i].n_ctx;
+		kv = cr_estimate_kv_bytes(m, &o);
+		e = run(m, quant("Q4_K_M"), &big, &o);
+		if (kv != 32768ull * rows[i].cells || e.kv_cells_full != rows[i].cells ||
+		    e.memory.kv_bytes != kv) {
+			print_error("n_ctx %u: %llu bytes, %u cells; want %u cells\n", rows[i].n_ctx,
+				    (unsigned long long)kv, e.kv_cells_full, rows[i].cells);
+			bad++;
+		}
+	}
+	UNIT_TABLE_DONE(bad, UNIT_ARRAY_LEN(rows));
+}
+
+/* f16 is 2 B per element, q8_0 34 B and q4_0 18 B per 32 elements. */
+static void test_kv_types(void **state)
+{
+	static const struct {
+		cr_kv_type k, v;
+		uint64_t per_token;
+	} rows[] = {
+		{ CR_KV_F16, CR_KV_F16, 32768 },
+		{ CR_KV_Q8_0, CR_KV_Q8_0, 32768 * 34 / 64 },
+		{ CR_KV_Q4_0, CR_KV_Q4_0, 32768 * 18 / 64 },
+		{ CR_KV_Q8_0, CR_KV_F16, 8 * (1024 * 34 / 32 + 2048) },
+		{ CR_KV_F16, CR_KV_Q4_0, 8 * (2048 + 1024 * 18 / 32) },
+	};
+	const cr_model *m = model("clef-flash");
+	cr_rig big = gpu_rig(1000, 1000, 1);
+	unsigned bad = 0;
+
+	(void)state;
+	for (size_t i = 0; i < UNIT_ARRAY_LEN(rows); i++) {
+		cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+		cr_estimate e;
+
+		o.type_k = rows[i].k;
+		o.type_v = rows[i].v;
+		e = run(m, quant("Q4_K_M"), &big, &o);
+		if (e.kv_bytes_per_token != rows[i].per_token ||
+		    cr_estimate_kv_bytes(m, &o) != rows[i].per_token * 8192) {
+			print_error("K %s V %s: %llu per token, want %llu\n",
+				    cr_kv_type_name(rows[i].k), cr_kv_type_name(rows[i].v),
+				    (unsigned long long)e.kv_bytes_per_token,
+				    (unsigned long long)rows[i].per_token);
+			bad++;
+		}
+	}
+	UNIT_TABLE_DONE(bad, UNIT_ARRAY_LEN(rows));
+}
+
+/* Gemma 3 27B: "SSSSSF" over 62 layers (52 sliding, 10 full), window 1024,
+ * 16 KV heads x 128: 8 KiB per layer and cell at f16. Sliding layers keep
+ * min(n_ctx_pad, pad(window x n_seq + n_ubatch, 256)) cells. */
+static void test_kv_gemma3_sliding(void **state)
+{
+	static const struct {
+		uint32_t n_ctx, n_seq, n_ubatch;
+		bool swa_full;
+		uint32_t swa_cells;
+	} rows[] = {
+		{ 8192, 1, 512, false, 1536 },  /* pad(1024 + 512) */
+		{ 1024, 1, 512, false, 1024 },  /* capped by the context */
+		{ 1000, 1, 512, false, 1024 },  /* ... padded */
+		{ 8192, 2, 512, false, 2560 },  /* pad(2048 + 512) */
+		{ 8192, 1, 1024, false, 2048 }, /* pad(1024 + 1024) */
+		{ 8192, 1, 100, false, 1280 },  /* pad(1124) */
+		{ 8192, 1, 512, true, 8192 },   /* --swa-full */
+	};
+	const cr_model *m = model("gemma-3-27b");
+	cr_rig big = gpu_rig(1000, 1000, 1);
+	unsigned bad = 0;
+
+	(void)state;
+	assert_int_equal(cr_model_count_layers(m, CR_LAYER_SLIDING), 52);
+	assert_int_equal(cr_model_count_layers(m, CR_LAYER_FULL), 10);
+	for (size_t i = 0; i < UNIT_ARRAY_LEN(rows); i++) {
+		cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+		uint64_t full_cells = (rows[i].n_ctx + 255) / 256 * 256;
+		uint64_t want = 10 * 8192 * full_cells + 52 * 8192ull * rows[i].swa_cells;
+		cr_estimate e;
+
+		o.n_ctx = rows[i].n_ctx;
+		o.n_seq = rows[i].n_seq;
+		o.n_ubatch = rows[i].n_ubatch;
+		o.swa_full = rows[i].swa_full;
+		e = run(m, quant("Q4_K_M"), &big, &o);
+		if (e.kv_cells_swa != rows[i].swa_cells || cr_estimate_kv_bytes(m, &o) != want ||
+		    e.memory.kv_bytes != want || e.kv_bytes_per_token != 10 * 8192) {
+			print_error("row %zu: %u swa cells, %llu bytes; want %u, %llu\n", i,
+				    e.kv_cells_swa, (unsigned long long)e.memory.kv_bytes,
+				    rows[i].swa_cells, (unsigned long long)want);
+			bad++;
+		}
+	}
+	/* The two figures the brief spells out. */
+	{
+		cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+
+		assert_int_equal(cr_estimate_kv_bytes(m, &o), 1325400064ull);
+		o.n_ctx = 1024;
+		assert_int_equal(cr_estimate_kv_bytes(m, &o), 520093696ull);
+	}
+	UNIT_TABLE_DONE(bad, UNIT_ARRAY_LEN(rows));
+}
+
+/* gpt-oss-20b: "SF" over 24 layers, window 128, 8 KV heads x 64. */
+static void test_kv_gpt_oss(void **state)
+{
+	cr_rig big = gpu_rig(1000, 1000, 1);
+	cr_estimate e = run_ctx("gpt-oss-20b", "MXFP4", &big, 8192);
+
+	(void)state;
+	assert_int_equal(e.kv_cells_swa, 768); /* pad(128 + 512, 256) */
+	assert_int_equal(e.kv_bytes_per_token, 12 * 2048);
+	assert_int_equal(e.memory.kv_bytes, 12ull * 2048 * 8192 + 12ull * 2048 * 768);
+}
+
+/* DeepSeek-V3 with MLA: K only, kv_lora_rank + rope_dim = 576 wide. */
+static void test_kv_mla(void **state)
+{
+	const cr_model *m = model("deepseek-v3");
+	cr_rig big = gpu_rig(2000, 1000, 1);
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_estimate e;
+
+	(void)state;
+	assert_true(m->mla);
+	e = run(m, quant("Q4_K_M"), &big, &o);
+	assert_int_equal(e.kv_bytes_per_token, 61 * 576 * 2);
+	assert_int_equal(e.kv_bytes_per_token, 70272);
+	assert_int_equal(e.memory.kv_bytes, 70272ull * 8192);
+	/* The V type has nothing to store; the K type sets the row. */
+	o.type_k = CR_KV_Q8_0;
+	e = run(m, quant("Q4_K_M"), &big, &o);
+	assert_int_equal(e.kv_bytes_per_token, 61 * (576 / 32 * 34));
+}
+
+/* Mistral 7B v0.1: every layer slides over 4096 tokens. */
+static void test_kv_all_sliding(void **state)
+{
+	cr_rig big = gpu_rig(1000, 1000, 1);
+	cr_estimate e = run_ctx("mistral-7b-v0.1", "Q4_K_M", &big, 32768);
+
+	(void)state;
+	assert_int_equal(e.kv_cells_swa, 4608); /* pad(4096 + 512) */
+	assert_int_equal(e.memory.kv_bytes, 32ull * 4608 * 4096);
+	e = run_ctx("mistral-7b-v0.1", "Q4_K_M", &big, 4096);
+	assert_int_equal(e.kv_cells_swa, 4096);
+	assert_int_equal(e.memory.kv_bytes, 32ull * 4096 * 4096);
+}
+
+/* ---- weights -------------------------------------------------------------- */
+
+static void test_weights(void **state)
+{
+	const cr_model *m = model("clef-flash");
+	const cr_quant *q = quant("Q4_K_M");
+	cr_rig big = gpu_rig(1000, 1000, 1);
+	cr_rig cpu;
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_error err = { 0, "" };
+	cr_estimate e;
+
+	(void)state;
+	assert_true(q->bpw == 4.9);
+	/* 9.4e9 x 4.9 / 8 */
+	assert_int_equal(cr_estimate_weights_bytes(m, q, &o), 5757500000ull);
+	e = run(m, q, &big, &o);
+	assert_close(e.memory.weights_bytes, 5757500000.0, 1);
+	assert_int_equal(cr_estimate_weights_bytes(m, quant("F16"), &o),
+			 (uint64_t)(9.4e9 * quant("F16")->bpw / 8));
+	o.weights_bytes = 6000000001ull;
+	assert_int_equal(cr_estimate_weights_bytes(m, q, &o), 6000000001ull);
+	e = run(m, q, &big, &o);
+	assert_close(e.memory.weights_bytes, 6000000001.0, 1);
+
+	/* On a CPU the weights are loaded once. */
+	assert_int_equal(cr_rig_parse_spec("custom:mem_gb=64,bw_gbs=100,backend=cpu", &cpu, &err),
+			 CR_OK);
+	o.weights_bytes = 0;
+	e = run(m, q, &cpu, &o);
+	assert_int_equal(e.memory.weights_bytes, 5757500000ull);
+}
+
+/* Tied embeddings split between host and GPU are loaded twice. */
+static void test_weights_tied(void **state)
+{
+	const cr_model *m = model("gemma-3-27b");
+	const cr_quant *q = quant("Q4_K_M");
+	cr_rig big = gpu_rig(1000, 1000, 1);
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	double w = (double)cr_estimate_weights_bytes(m, q, &o);
+	double emb = (double)m->vocab * m->hidden * q->bpw / 8.0;
+	cr_estimate e;
+
+	(void)state;
+	assert_true(m->tied_embeddings);
+	e = run(m, q, &big, &o);
+	assert_close(e.memory.weights_bytes, w + emb, 4);
+}
+
+/* ---- errors ----------------------------------------------------------------- */
+
+static void test_errors(void **state)
+{
+	static const struct {
+		const char *name, *model;
+		uint32_t n_ctx, n_seq, n_ubatch;
+		cr_kv_type k, v;
+		bool flash;
+		int32_t gpu_layers;
+		bool cpu_moe, with_ram;
+		int status;
+		const char *message;
+	} rows[] = {
+		{ "quantized V without flash attention", "clef-flash", 8192, 1, 512, CR_KV_F16,
+		  CR_KV_Q8_0, false, -1, false, false, CR_ERR_UNSUPPORTED,
+		  "a quantized V cache (q8_0) needs flash attention; llama.cpp refuses it with flash attention off" },
+		{ "q4_0 V without flash attention", "llama-3.1-8b", 8192, 1, 512, CR_KV_Q4_0,
+		  CR_KV_Q4_0, false, -1, false, false, CR_ERR_UNSUPPORTED,
+		  "a quantized V cache (q4_0) needs flash attention; llama.cpp refuses it with flash attention off" },
+		{ "context above the model's", "clef-flash", 262145, 1, 512, CR_KV_F16, CR_KV_F16,
+		  true, -1, false, false, CR_ERR_RANGE,
+		  "context 262145 is above clef-flash's maximum of 262144 tokens" },
+		{ "context above the model's (4k model)", "llama-2-7b", 8192, 1, 512, CR_KV_F16,
+		  CR_KV_F16, true, -1, false, false, CR_ERR_RANGE,
+		  "context 8192 is above llama-2-7b's maximum of 4096 tokens" },
+		{ "zero context", "clef-flash", 0, 1, 512, CR_KV_F16, CR_KV_F16, true, -1, false,
+		  false, CR_ERR_INVALID, "context, parallel sequences and ubatch must be positive" },
+		{ "zero sequences", "clef-flash", 8192, 0, 512, CR_KV_F16, CR_KV_F16, true, -1, false,
+		  false, CR_ERR_INVALID, "context, parallel sequences and ubatch must be positive" },
+		{ "zero ubatch", "clef-flash", 8192, 1, 0, CR_KV_F16, CR_KV_F16, true, -1, false,
+		  false, CR_ERR_INVALID, "context, parallel sequences and ubatch must be positive" },
+		{ "unknown KV type", "clef-flash", 8192, 1, 512, (cr_kv_type)7, CR_KV_F16, true, -1,
+		  false, false, CR_ERR_INVALID, "unknown KV cache type" },
+		{ "gpu_layers without system RAM", "clef-flash", 8192, 1, 512, CR_KV_F16, CR_KV_F16,
+		  true, 10, false, false, CR_ERR_UNSUPPORTED,
+		  "rig test-gpu: --gpu-layers and --cpu-moe need a rig with both GPUs and a system RAM tier (e.g. custom:...,ram_gb=64,ram_bw_gbs=89.6)" },
+		{ "cpu_moe on a dense model", "llama-3.1-8b", 8192, 1, 512, CR_KV_F16, CR_KV_F16,
+		  true, -1, true, true, CR_ERR_UNSUPPORTED,
+		  "--cpu-moe: llama-3.1-8b is not a mixture-of-experts model" },
+	};
+	unsigned bad = 0;
+
+	(void)state;
+	for (size_t i = 0; i < UNIT_ARRAY_LEN(rows); i++) {
+		cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+		cr_rig r = gpu_rig(1000, 1000, 1);
+		cr_error err = { 0, "" };
+		cr_estimate e;
+		int rc;
+
+		if (rows[i].with_ram) {
+			r.devices[1] = ram_device(256, 100);
+			r.n_devices = 2;
+		}
+		o.n_ctx = rows[i].n_ctx;
+		o.n_seq = rows[i].n_seq;
+		o.n_ubatch = rows[i].n_ubatch;
+		o.type_k = rows[i].k;
+		o.type_v = rows[i].v;
+		o.flash_attn = rows[i].flash;
+		o.gpu_layers = rows[i].gpu_layers;
+		o.cpu_moe = rows[i].cpu_moe;
+		rc = cr_estimate_run(model(rows[i].model), quant("Q4_K_M"), &r, &o, &e, &err);
+		if (!unit_check_error(rows[i].name, rc, &err, rows[i].status, rows[i].message))
+			bad++;
+		if (rc == CR_ERR_UNSUPPORTED && strstr(rows[i].name, "flash") &&
+		    !strstr(err.message, "flash attention"))
+			bad++;
+	}
+	UNIT_TABLE_DONE(bad, UNIT_ARRAY_LEN(rows));
+}
+
+static void test_errors_rig_and_args(void **state)
+{
+	const cr_model *m = model("clef-flash");
+	const cr_quant *q = quant("Q4_K_M");
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_error err = { 0, "" };
+	cr_estimate e;
+	cr_rig r = gpu_rig(24, 1000, 1);
+
+	(void)state;
+	/* A quantized K cache alone is fine without flash attention. */
+	o.type_k = CR_KV_Q8_0;
+	o.flash_attn = false;
+	assert_int_equal(cr_estimate_run(m, q, &r, &o, &e, &err), CR_OK);
+	o = (cr_estimate_opts)CR_ESTIMATE_OPTS_INIT;
+	/* The model's own maximum is allowed. */
+	o.n_ctx = m->context_max;
+	assert_int_equal(cr_estimate_run(m, q, &r, &o, &e, &err), CR_OK);
+	o.n_ctx = 8192;
+
+	r.n_devices = 0;
+	assert_int_equal(cr_estimate_run(m, q, &r, &o, &e, &err), CR_ERR_INVALID);
+	assert_string_equal(err.message, "rig test-gpu: no devices");
+	r = gpu_rig(24, 1000, 1);
+	r.devices[0].usable_fraction = 0;
+	assert_int_equal(cr_estimate_run(m, q, &r, &o, &e, &err), CR_ERR_INVALID);
+	assert_string_equal(err.message, "rig test-gpu: devices[0]: incomplete figures");
+	r = gpu_rig(24, 0, 1);
+	assert_int_equal(cr_estimate_run(m, q, &r, &o, &e, &err), CR_ERR_INVALID);
+	assert_string_equal(err.message, "rig test-gpu: devices[0]: incomplete figures");
+	r = gpu_rig(24, 1000, 0);
+	assert_int_equal(cr_estimate_run(m, q, &r, &o, &e, &err), CR_ERR_INVALID);
+	r = gpu_rig(24, 1000, 1);
+	assert_int_equal(cr_estimate_run(NULL, q, &r, &o, &e, &err), CR_ERR_INVALID);
+	assert_string_equal(err.message, "estimate: missing model, quant, rig or options");
+	/* No error record needed. */
+	o.n_ctx = 0;
+	assert_int_equal(cr_estimate_run(m, q, &r, &o, &e, NULL), CR_ERR_INVALID);
+}
+
+/* ---- tiers -------------------------------------------------------------------- */
+
+/* Bytes the accelerators need for clef-flash Q4_K_M at n_ctx, on one GPU. */
+static double device_need(uint32_t n_ctx)
+{
+	cr_rig big = gpu_rig(1000, 1000, 1);
+
+	return (double)run_ctx("clef-flash", "Q4_K_M", &big, n_ctx).memory.device_bytes;
+}
+
+static void check_tier_consistent(const cr_estimate *e)
+{
+	if (!e->fits) {
+		assert_true(e->tier == CR_TIER_TIGHT || e->tier == CR_TIER_NOFIT);
+		return;
+	}
+	if (e->tier == CR_TIER_TIGHT)
+		return;
+	if (e->decode_tokens_per_s >= CR_TIER_FAST_TPS)
+		assert_int_equal(e->tier, CR_TIER_FAST);
+	else if (e->decode_tokens_per_s >= CR_TIER_OK_TPS)
+		assert_int_equal(e->tier, CR_TIER_OK);
+	else
+		assert_int_equal(e->tier, CR_TIER_SLOW);
+}
+
+static void test_tier_nofit(void **state)
+{
+	cr_rig small = gpu_rig(1, 1000, 1);
+	cr_estimate e = run_ctx("clef-flash", "Q4_K_M", &small, 8192);
+
+	(void)state;
+	assert_int_equal(e.tier, CR_TIER_NOFIT);
+	assert_false(e.fits);
+	assert_int_equal(e.max_context, 0);
+	assert_true(e.decode_tokens_per_s == 0);
+	assert_true(e.prefill_tokens_per_s == 0);
+	assert_string_equal(cr_tier_name(e.tier), "no-fit");
+}
+
+/* A GPU between what 4096 and 8192 tokens need: tight, with a max context. */
+static void test_tier_tight_context(void **state)
+{
+	double d4 = device_need(4096), d8 = device_need(8192);
+	cr_rig r = gpu_rig((d4 + d8) / 2 / GIB, 1000, 1);
+	cr_estimate e;
+
+	(void)state;
+	assert_true(d8 > d4);
+	e = run_ctx("clef-flash", "Q4_K_M", &r, 8192);
+	assert_false(e.fits);
+	assert_int_equal(e.tier, CR_TIER_TIGHT);
+	assert_true(e.max_context >= 4096 && e.max_context < 8192);
+	assert_int_equal(e.max_context % 256, 0);
+	/* Speeds are given at the context that fits. */
+	assert_true(e.decode_tokens_per_s > 0);
+	assert_true(e.decode_depth <= e.max_context);
+	e = run_ctx("clef-flash", "Q4_K_M", &r, 4096);
+	assert_true(e.fits);
+	assert_int_equal(e.tier, CR_TIER_TIGHT); /* less than 1 GiB left */
+}
+
+/* Fits, but with less than the headroom free: tight; without a headroom not. */
+static void test_tier_tight_headroom(void **state)
+{
+	double d8 = device_need(8192);
+	cr_rig r = gpu_rig((d8 + 512 * MIB) / GIB, 1e6, 1);
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_estimate e;
+
+	(void)state;
+	e = run(model("clef-flash"), quant("Q4_K_M"), &r, &o);
+	assert_true(e.fits);
+	assert_int_equal(e.tier, CR_TIER_TIGHT);
+	assert_close(e.free_bytes, 512 * MIB, 4096);
+	o.headroom_bytes = 0;
+	e = run(model("clef-flash"), quant("Q4_K_M"), &r, &o);
+	assert_true(e.fits);
+	assert_int_equal(e.tier, CR_TIER_FAST);
+	o.headroom_bytes = 256 * 1048576ull;
+	e = run(model("clef-flash"), quant("Q4_K_M"), &r, &o);
+	assert_int_equal(e.tier, CR_TIER_FAST);
+}
+
+/* Fast, ok and slow on a 100 GiB GPU by bandwidth alone. */
+static void test_tier_by_speed(void **state)
+{
+	cr_rig r = gpu_rig(100, 1e6, 1);
+	cr_estimate e = run_ctx("clef-flash", "Q4_K_M", &r, 8192);
+	double bw = 100;
+
+	(void)state;
+	assert_true(e.decode_tokens_per_s >= CR_TIER_FAST_TPS);
+	assert_int_equal(e.tier, CR_TIER_FAST);
+
+	r.devices[0].bandwidth_gbs = 1;
+	e = run_ctx("clef-flash", "Q4_K_M", &r, 8192);
+	assert_true(e.decode_tokens_per_s > 0 && e.decode_tokens_per_s < CR_TIER_OK_TPS);
+	assert_int_equal(e.tier, CR_TIER_SLOW);
+
+	/* Aim at 12 tokens/s whatever the fitted efficiency and latency. */
+	for (int i = 0; i < 8; i++) {
+		r.devices[0].bandwidth_gbs = bw;
+		e = run_ctx("clef-flash", "Q4_K_M", &r, 8192);
+		bw *= 12.0 / e.decode_tokens_per_s;
+	}
+	assert_true(e.decode_tokens_per_s >= 10 && e.decode_tokens_per_s <= 14);
+	assert_int_equal(e.tier, CR_TIER_OK);
+}
+
+/* Over six decades of bandwidth: decode rises, the tier follows it. */
+static void test_tier_sweep(void **state)
+{
+	cr_rig r = gpu_rig(100, 1, 1);
+	double prev = 0;
+	bool seen[CR_TIER_COUNT] = { false };
+
+	(void)state;
+	for (double bw = 1; bw <= 1e6; bw *= 1.5) {
+		cr_estimate e;
+
+		r.devices[0].bandwidth_gbs = bw;
+		e = run_ctx("llama-3.1-8b", "Q4_K_M", &r, 8192);
+		assert_true(e.fits);
+		assert_true(e.decode_tokens_per_s > prev);
+		assert_true(e.decode_tokens_per_s_low <= e.decode_tokens_per_s);
+		assert_true(e.decode_tokens_per_s_high >= e.decode_tokens_per_s);
+		check_tier_consistent(&e);
+		seen[e.tier] = true;
+		prev = e.decode_tokens_per_s;
+	}
+	assert_true(seen[CR_TIER_FAST] && seen[CR_TIER_OK] && seen[CR_TIER_SLOW]);
+	assert_false(seen[CR_TIER_TIGHT] || seen[CR_TIER_NOFIT]);
+}
+
+/* The decide workload is tiered on time-to-decision (1 s and 5 s). On one
+ * GPU the time is a + b / TFLOPS (FLOPs plus a fitted per-parameter term):
+ * two runs give a and b, and the TFLOPS for a wanted time follow. */
+static void test_tier_decide(void **state)
+{
+	static const struct {
+		double seconds;
+		cr_tier tier;
+	} rows[] = { { 0, CR_TIER_FAST }, { 2.5, CR_TIER_OK }, { 20, CR_TIER_SLOW } };
+	cr_rig r = gpu_rig(100, 1e6, 1);
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_estimate e;
+	double t1, t2, a, b;
+
+	(void)state;
+	o.workload = CR_WORKLOAD_DECIDE;
+	o.prompt_tokens = 512;
+	e = run(model("clef-flash"), quant("Q4_K_M"), &r, &o);
+	assert_int_equal(e.prompt_tokens, 512);
+	assert_true(e.time_to_decision_s > 0);
+	assert_close(e.time_to_decision_s, e.prompt_tokens / e.prefill_tokens_per_s, 1e-12);
+	t1 = e.time_to_decision_s; /* 100 TFLOPS */
+	r.devices[0].fp16_tflops = 1000;
+	t2 = run(model("clef-flash"), quant("Q4_K_M"), &r, &o).time_to_decision_s;
+	b = (t1 - t2) / (1.0 / 100 - 1.0 / 1000);
+	a = t1 - b / 100;
+	/* The floor a (per-parameter term) must leave room below 1 s. */
+	assert_true(b > 0 && a >= 0 && a < 0.9);
+	for (size_t i = 0; i < UNIT_ARRAY_LEN(rows); i++) {
+		/* Fast: half-way between the floor and the 1 s threshold. */
+		double want = rows[i].tier == CR_TIER_FAST ? (a + CR_TIER_FAST_DECIDE_S) / 2
+							    : rows[i].seconds;
+
+		r.devices[0].fp16_tflops = b / (want - a);
+		e = run(model("clef-flash"), quant("Q4_K_M"), &r, &o);
+		assert_close(e.time_to_decision_s, want, want * 1e-6);
+		assert_int_equal(e.tier, rows[i].tier);
+	}
+	/* No TFLOPS figure: no time-to-decision; the tier falls back to decode. */
+	r.devices[0].fp16_tflops = 0;
+	e = run(model("clef-flash"), quant("Q4_K_M"), &r, &o);
+	assert_true(e.prefill_tokens_per_s == 0 && e.time_to_decision_s == 0);
+	assert_true(e.decode_tokens_per_s >= CR_TIER_FAST_TPS);
+	assert_int_equal(e.tier, CR_TIER_FAST);
+}
+
+/* ---- max_context ----------------------------------------------------------------- */
+
+static void check_boundary(const char *mid, const char *qid, const cr_rig *r)
+{
+	const cr_model *m = model(mid);
+	cr_estimate e = run_ctx(mid, qid, r, 8192 < m->context_max ? 8192 : m->context_max);
+	uint32_t max = e.max_context;
+
+	if (!(max > 0 && max + 256 <= m->context_max))
+		fail_msg("%s on %g GiB: max_context %u not inside (0, %u)", mid,
+			 r->devices[0].memory_gib, max, m->context_max);
+	assert_int_equal(max % 256, 0);
+	e = run_ctx(mid, qid, r, max);
+	assert_true(e.fits);
+	assert_int_equal(e.max_context, max); /* independent of the request */
+	assert_true(e.memory.device_bytes <= e.memory.available_bytes);
+	e = run_ctx(mid, qid, r, max + 256);
+	assert_false(e.fits);
+	assert_int_equal(e.tier, CR_TIER_TIGHT);
+	assert_true(e.memory.device_bytes > e.memory.available_bytes);
+	assert_int_equal(e.max_context, max);
+}
+
+static void test_max_context_boundary(void **state)
+{
+	/* Memory chosen so that the largest context lies inside the model's. */
+	static const struct {
+		const char *model, *quant;
+		double gib;
+		unsigned count;
+		double second_gib; /* a second, different GPU group; 0 if none */
+	} rows[] = {
+		{ "clef-flash", "Q4_K_M", 8, 1, 0 },
+		{ "llama-3.1-8b", "Q4_K_M", 8, 1, 0 },
+		{ "llama-3.1-8b", "Q8_0", 16, 1, 0 },
+		{ "gemma-3-27b", "Q4_K_M", 24, 1, 0 },
+		{ "qwen3-30b-a3b", "Q4_K_M", 20, 1, 0 },
+		{ "deepseek-r1-distill-qwen-14b", "Q4_K_M", 6, 2, 0 },
+		{ "mistral-small-24b", "Q4_K_M", 12, 1, 4 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < UNIT_ARRAY_LEN(rows); i++) {
+		cr_rig r = gpu_rig(rows[i].gib, 1000, rows[i].count);
+
+		if (rows[i].second_gib > 0) {
+			r.devices[1] = gpu_device(rows[i].second_gib, 500, 1);
+			r.n_devices = 2;
+		}
+		check_boundary(rows[i].model, rows[i].quant, &r);
+	}
+}
+
+/* More memory never lowers max_context; no-fit exactly when 512 tokens do not fit. */
+static void test_max_context_monotonic(void **state)
+{
+	const cr_model *m = model("clef-flash");
+	uint32_t prev = 0;
+	bool saw_zero = false, saw_max = false;
+
+	(void)state;
+	for (double gib = 4; gib <= 48; gib += 0.25) {
+		cr_rig r = gpu_rig(gib, 1000, 1);
+		cr_estimate e = run_ctx("clef-flash", "Q4_K_M", &r, 8192);
+
+		assert_true(e.max_context >= prev);
+		assert_true(e.max_context % 256 == 0 || e.max_context == m->context_max);
+		assert_true(e.max_context <= m->context_max);
+		assert_int_equal(e.fits, e.max_context >= 8192);
+		assert_int_equal(e.tier == CR_TIER_NOFIT, e.max_context < 512);
+		check_tier_consistent(&e);
+		saw_zero |= e.max_context == 0;
+		saw_max |= e.max_context == m->context_max;
+		prev = e.max_context;
+	}
+	assert_true(saw_zero && saw_max);
+}
+
+/* Regression (fixed): estimate.c solve_max_context starts the bisection at
+ * hi = context_max / 256 (rounded down), so for a model whose maximum is
+ * not a multiple of 256 the capping of the last step to context_max never
+ * runs: with context_max 1000 on a GPU where 1000 tokens fit, the estimate
+ * says fits == true at n_ctx 1000 but max_context == 768. Expected
+ * max_context == 1000 (the model max), as the header's "largest context
+ * that fits" and the code's own cap intend. Shipped models all have
+ * multiples of 256; GGUF headers need not. */
+static void test_max_context_unaligned_model_max(void **state)
+{
+	cr_model m = *model("clef-flash");
+	cr_rig big = gpu_rig(1000, 1000, 1);
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_estimate e;
+
+	(void)state;
+	m.context_max = 1000;
+	o.n_ctx = 1000;
+	e = run(&m, quant("Q4_K_M"), &big, &o);
+	assert_true(e.fits);
+	assert_int_equal(e.max_context, 1000);
+}
+
+/* Regression (fixed): estimate.c kv_bytes_at multiplies uint64_t cell bytes by the cell
+ * count without an overflow check, and the catalog accepts dimensions that
+ * overflow it (512 layers, 65535 KV heads of 65536, context_max 2^30 all
+ * pass models.json validation): 8.8e12 bytes per cell x 2^22 cells wraps
+ * modulo 2^64, so the KV cache "shrinks" as the context grows and a hostile
+ * catalog can make an impossible plan fit. Expected: KV bytes never
+ * decrease with the context (saturate, or reject such dimensions). */
+static void test_kv_no_wraparound(void **state)
+{
+	cr_model m = *model("llama-3.1-8b");
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	uint64_t prev = 0;
+
+	(void)state;
+	m.n_layers = 512;
+	m.n_heads = 65535;
+	m.head_dim_k = m.head_dim_v = 65536;
+	m.context_max = 1u << 30;
+	for (uint32_t i = 0; i < m.n_layers; i++) {
+		m.kv_heads[i] = 65535;
+		m.layer_kind[i] = CR_LAYER_FULL;
+	}
+	for (uint32_t n = 1u << 16; n <= (1u << 30); n <<= 1) {
+		uint64_t kv;
+
+		o.n_ctx = n;
+		kv = cr_estimate_kv_bytes(&m, &o);
+		if (kv < prev)
+			fail_msg("KV at n_ctx %u is %llu, below %llu at half that", n,
+				 (unsigned long long)kv, (unsigned long long)prev);
+		prev = kv;
+	}
+}
+
+/* ---- decode relations ------------------------------------------------------------- */
+
+static void test_decode_bandwidth(void **state)
+{
+	cr_rig slow = gpu_rig(100, 500, 1), fast = gpu_rig(100, 1000, 1);
+	cr_estimate a = run_ctx("llama-3.1-8b", "Q4_K_M", &slow, 8192);
+	cr_estimate b = run_ctx("llama-3.1-8b", "Q4_K_M", &fast, 8192);
+
+	(void)state;
+	assert_true(b.decode_tokens_per_s > a.decode_tokens_per_s);
+	/* A fixed per-token latency makes it at most proportional. */
+	assert_true(b.decode_tokens_per_s <= 2 * a.decode_tokens_per_s);
+	/* Bandwidth moves speed, not memory. */
+	assert_int_equal(a.memory.total_bytes, b.memory.total_bytes);
+}
+
+static void test_decode_depth(void **state)
+{
+	cr_rig r = gpu_rig(100, 1000, 1);
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_estimate shallow, deep, dflt, over;
+
+	(void)state;
+	o.n_ctx = 32768;
+	o.depth = 1024;
+	shallow = run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o);
+	o.depth = 32768;
+	deep = run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o);
+	o.depth = 0;
+	dflt = run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o);
+	o.depth = 100000;
+	over = run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o);
+	assert_int_equal(shallow.decode_depth, 1024);
+	assert_int_equal(deep.decode_depth, 32768);
+	assert_int_equal(dflt.decode_depth, 32768);
+	assert_int_equal(over.decode_depth, 32768);
+	assert_true(shallow.decode_tokens_per_s > deep.decode_tokens_per_s);
+	assert_true(dflt.decode_tokens_per_s == deep.decode_tokens_per_s);
+	/* Depth is a decode input only. */
+	assert_int_equal(shallow.memory.total_bytes, deep.memory.total_bytes);
+
+	/* All layers sliding: past the window, depth costs nothing more. */
+	o.depth = 8192;
+	shallow = run(model("mistral-7b-v0.1"), quant("Q4_K_M"), &r, &o);
+	o.depth = 32768;
+	deep = run(model("mistral-7b-v0.1"), quant("Q4_K_M"), &r, &o);
+	assert_true(shallow.decode_tokens_per_s == deep.decode_tokens_per_s);
+	o.depth = 1024;
+	assert_true(run(model("mistral-7b-v0.1"), quant("Q4_K_M"), &r, &o).decode_tokens_per_s >
+		    deep.decode_tokens_per_s);
+}
+
+static void test_decode_moe(void **state)
+{
+	cr_rig r = gpu_rig(100, 1000, 1);
+	cr_estimate moe = run_ctx("qwen3-30b-a3b", "Q4_K_M", &r, 8192);
+	cr_estimate dense = run_ctx("llama-3.1-8b", "Q4_K_M", &r, 8192);
+
+	(void)state;
+	assert_true(moe.weights_read_bytes > 0);
+	assert_true((double)moe.weights_read_bytes < 0.2 * (double)moe.memory.weights_bytes);
+	assert_true((double)dense.weights_read_bytes > 0.9 * (double)dense.memory.weights_bytes);
+	assert_true(dense.weights_read_bytes <= dense.memory.weights_bytes);
+	/* 30B MoE with 3B active decodes faster than a dense 8B. */
+	assert_true(moe.decode_tokens_per_s > dense.decode_tokens_per_s);
+}
+
+static void test_prefill(void **state)
+{
+	cr_rig r = gpu_rig(100, 1000, 1);
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_estimate a, b;
+
+	(void)state;
+	a = run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o);
+	assert_int_equal(a.prompt_tokens, 2048);
+	assert_true(a.prefill_tokens_per_s > 0);
+	assert_close(a.time_to_decision_s, 2048 / a.prefill_tokens_per_s, 1e-12);
+	r.devices[0].fp16_tflops = 200;
+	b = run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o);
+	assert_true(b.prefill_tokens_per_s > a.prefill_tokens_per_s);
+	o.n_ctx = 1024;
+	assert_int_equal(run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o).prompt_tokens, 1024);
+	o.prompt_tokens = 300;
+	assert_int_equal(run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o).prompt_tokens, 300);
+	r.devices[0].fp16_tflops = 0;
+	a = run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o);
+	assert_true(a.prefill_tokens_per_s == 0 && a.time_to_decision_s == 0);
+	assert_true(a.decode_tokens_per_s > 0);
+}
+
+/* ---- rigs with several devices and tiers ------------------------------------------------ */
+
+static void test_multi_device(void **state)
+{
+	cr_rig one = gpu_rig(24, 1008, 1), two = gpu_rig(24, 1008, 2), split = gpu_rig(24, 1008, 1);
+	cr_estimate e1, e2, es;
+
+	(void)state;
+	split.devices[1] = gpu_device(24, 1008, 1);
+	split.n_devices = 2;
+	e1 = run_ctx("llama-3.1-8b", "Q4_K_M", &one, 8192);
+	e2 = run_ctx("llama-3.1-8b", "Q4_K_M", &two, 8192);
+	es = run_ctx("llama-3.1-8b", "Q4_K_M", &split, 8192);
+	assert_int_equal(e2.memory.available_bytes, 2 * 24 * 1073741824ull);
+	assert_int_equal(e2.memory.compute_bytes, 2 * e1.memory.compute_bytes);
+	assert_int_equal(e2.memory.overhead_bytes, 2 * e1.memory.overhead_bytes);
+	assert_int_equal(e2.memory.kv_bytes, e1.memory.kv_bytes);
+	assert_int_equal(e2.memory.weights_bytes, e1.memory.weights_bytes);
+	/* Each card holds half the layers plus its own buffers. */
+	assert_close(2.0 * e2.devices[0].bytes_per_device, e2.memory.device_bytes, 4);
+	assert_int_equal(e2.devices[0].usable_per_device, 24 * 1073741824ull);
+	/* Two groups of one card are two cards. */
+	assert_memory_equal(&es.memory, &e2.memory, sizeof(es.memory));
+	assert_true(es.decode_tokens_per_s == e2.decode_tokens_per_s);
+	/* Layer split runs the cards in turn: no doubling of bandwidth. */
+	assert_true(e2.decode_tokens_per_s < 1.5 * e1.decode_tokens_per_s);
+}
+
+/* Tensor parallel reads every layer on both cards at once. */
+static void test_tensor_split(void **state)
+{
+	cr_rig r = gpu_rig(48, 1000, 2);
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_estimate layer, tensor;
+
+	(void)state;
+	r.interconnect_gbs = 900;
+	layer = run(model("llama-3.1-70b"), quant("Q4_K_M"), &r, &o);
+	o.split = CR_SPLIT_TENSOR;
+	tensor = run(model("llama-3.1-70b"), quant("Q4_K_M"), &r, &o);
+	assert_true(layer.fits && tensor.fits);
+	assert_true(tensor.decode_tokens_per_s > layer.decode_tokens_per_s);
+	assert_true(tensor.decode_tokens_per_s < 2 * layer.decode_tokens_per_s);
+}
+
+static cr_rig offload_rig(void)
+{
+	cr_rig r = gpu_rig(24, 1008, 1);
+
+	snprintf(r.id, sizeof(r.id), "test-offload");
+	r.devices[0].fp16_tflops = 165;
+	r.devices[1] = ram_device(256, 200);
+	r.n_devices = 2;
+	return r;
+}
+
+static void test_partial_offload(void **state)
+{
+	cr_rig r = offload_rig(), big = gpu_rig(96, 1008, 1);
+	cr_estimate e = run_ctx("llama-3.1-70b", "Q4_K_M", &r, 8192);
+	cr_estimate on_gpu = run_ctx("llama-3.1-70b", "Q4_K_M", &big, 8192);
+	uint64_t sum;
+
+	(void)state;
+	assert_true(e.fits);
+	assert_true(e.offload_fraction > 0 && e.offload_fraction < 1);
+	assert_true(e.gpu_layers > 0 && e.gpu_layers < 80);
+	assert_int_equal(e.memory.available_bytes,
+			 24 * 1073741824ull + (uint64_t)(0.9 * 256 * 1073741824.0));
+	assert_true(on_gpu.fits);
+	assert_true(on_gpu.offload_fraction == 0);
+	assert_true(e.decode_tokens_per_s < on_gpu.decode_tokens_per_s);
+	/* The GPU is filled up to its headroom, not beyond. */
+	assert_true(e.memory.device_bytes <= 24 * 1073741824ull);
+	/* With system RAM in the rig the total counts both tiers. */
+	sum = e.memory.weights_bytes + e.memory.kv_bytes + e.memory.state_bytes +
+	      e.memory.compute_bytes + e.memory.output_bytes + e.memory.overhead_bytes;
+	assert_close(e.memory.total_bytes, sum, 8);
+	assert_close(e.memory.total_bytes, e.memory.device_bytes + e.memory.host_bytes, 2);
+}
+
+/* --gpu-layers fixes the split; --cpu-moe moves the experts to RAM. */
+static void test_gpu_layers_and_cpu_moe(void **state)
+{
+	cr_rig r = offload_rig();
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_estimate half, all, moe, moe_cpu;
+
+	(void)state;
+	o.gpu_layers = 16;
+	half = run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o);
+	assert_close(half.offload_fraction, 0.5, 1e-12);
+	assert_int_equal(half.gpu_layers, 16);
+	o.gpu_layers = 32;
+	all = run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o);
+	assert_true(all.offload_fraction == 0);
+	assert_int_equal(all.gpu_layers, 32);
+	assert_true(all.decode_tokens_per_s > half.decode_tokens_per_s);
+	assert_true(all.memory.device_bytes > half.memory.device_bytes);
+
+	o.gpu_layers = -1;
+	moe = run(model("qwen3-30b-a3b"), quant("Q4_K_M"), &r, &o);
+	o.cpu_moe = true;
+	moe_cpu = run(model("qwen3-30b-a3b"), quant("Q4_K_M"), &r, &o);
+	assert_true(moe_cpu.fits);
+	assert_true(moe_cpu.memory.device_bytes < moe.memory.device_bytes);
+	assert_true(moe_cpu.memory.host_bytes > moe.memory.host_bytes);
+	assert_true(moe_cpu.decode_tokens_per_s < moe.decode_tokens_per_s);
+}
+
+/* total_bytes against its parts, per kind of rig. */
+static void test_memory_totals(void **state)
+{
+	cr_rig gpu = gpu_rig(24, 1008, 1), cpu, mac, off = offload_rig();
+	cr_error err = { 0, "" };
+	cr_estimate e;
+	uint64_t sum;
+
+	(void)state;
+	assert_int_equal(cr_rig_parse_spec("custom:mem_gb=128,bw_gbs=100,backend=cpu", &cpu, &err), CR_OK);
+	assert_int_equal(cr_rig_parse_spec("custom:mem_gb=64,bw_gbs=400,backend=metal", &mac, &err), CR_OK);
+
+	/* CPU only: everything is host memory; 90 % of RAM is usable. */
+	e = run_ctx("llama-3.1-8b", "Q4_K_M", &cpu, 8192);
+	sum = e.memory.weights_bytes + e.memory.kv_bytes + e.memory.state_bytes +
+	      e.memory.compute_bytes + e.memory.output_bytes + e.memory.overhead_bytes;
+	assert_true(e.fits);
+	assert_true(e.offload_fraction == 1.0);
+	assert_int_equal(e.memory.overhead_bytes, 0);
+	assert_close(e.memory.total_bytes, sum, 2);
+	assert_int_equal(e.memory.host_bytes, e.memory.total_bytes);
+	assert_int_equal(e.memory.available_bytes, (uint64_t)(0.9 * 128 * GIB));
+
+	/* Unified: 75 % usable; host buffers live in the same memory. */
+	e = run_ctx("llama-3.1-8b", "Q4_K_M", &mac, 8192);
+	sum = e.memory.weights_bytes + e.memory.kv_bytes + e.memory.state_bytes +
+	      e.memory.compute_bytes + e.memory.output_bytes + e.memory.overhead_bytes;
+	assert_int_equal(e.memory.available_bytes, 48 * 1073741824ull);
+	assert_int_equal(e.memory.overhead_bytes, 0);
+	assert_close(e.memory.total_bytes, sum, 4);
+	assert_int_equal(e.memory.total_bytes, e.memory.device_bytes);
+
+	/* Discrete GPU alone: host-side buffers (token embeddings, logits) are
+	 * reported in host_bytes, outside the total compared with VRAM. */
+	e = run_ctx("llama-3.1-8b", "Q4_K_M", &gpu, 8192);
+	sum = e.memory.weights_bytes + e.memory.kv_bytes + e.memory.state_bytes +
+	      e.memory.compute_bytes + e.memory.output_bytes + e.memory.overhead_bytes;
+	assert_int_equal(e.memory.total_bytes, e.memory.device_bytes);
+	assert_true(e.memory.host_bytes > e.memory.output_bytes);
+	assert_close(e.memory.total_bytes + e.memory.host_bytes, sum, 4);
+	assert_int_equal(e.memory.available_bytes, 24 * 1073741824ull);
+
+	/* GPU + RAM, all on the GPU: the RAM tier still counts. */
+	e = run_ctx("llama-3.1-8b", "Q4_K_M", &off, 8192);
+	sum = e.memory.weights_bytes + e.memory.kv_bytes + e.memory.state_bytes +
+	      e.memory.compute_bytes + e.memory.output_bytes + e.memory.overhead_bytes;
+	assert_true(e.offload_fraction == 0);
+	assert_close(e.memory.total_bytes, sum, 4);
+}
+
+/* ---- names and flash attention ---------------------------------------------------------- */
+
+static void test_names(void **state)
+{
+	static const char *const tiers[] = { "fast", "ok", "slow", "tight", "no-fit" };
+	static const char *const kv[] = { "f16", "q8_0", "q4_0" };
+	cr_tier t;
+	cr_kv_type k;
+
+	(void)state;
+	for (int i = 0; i < CR_TIER_COUNT; i++) {
+		assert_string_equal(cr_tier_name((cr_tier)i), tiers[i]);
+		assert_int_equal(cr_tier_parse(tiers[i], &t), CR_OK);
+		assert_int_equal(t, i);
+	}
+	for (int i = 0; i < CR_KV_TYPE_COUNT; i++) {
+		assert_string_equal(cr_kv_type_name((cr_kv_type)i), kv[i]);
+		assert_int_equal(cr_kv_type_parse(kv[i], &k), CR_OK);
+		assert_int_equal(k, i);
+	}
+	assert_int_equal(cr_kv_type_parse("Q8_0", &k), CR_OK);
+	assert_int_equal(k, CR_KV_Q8_0);
+	assert_int_equal(cr_kv_type_parse("q5_1", &k), CR_ERR_INVALID);
+	assert_int_equal(cr_tier_parse("nofit", &t), CR_ERR_INVALID);
+	assert_string_equal(cr_tier_name(CR_TIER_COUNT), "?");
+	assert_string_equal(cr_kv_type_name(CR_KV_TYPE_COUNT), "?");
+}
+
+static void test_resolve_flash_attn(void **state)
+{
+	cr_model wide = *model("llama-3.1-8b");
+	cr_rig r = gpu_rig(24, 1000, 1);
+	char why[160];
+
+	(void)state;
+	assert_true(cr_estimate_resolve_flash_attn(&wide, &r, CR_FA_ON, why, sizeof(why)));
+	assert_false(cr_estimate_resolve_flash_attn(&wide, &r, CR_FA_OFF, why, sizeof(why)));
+	assert_true(cr_estimate_resolve_flash_attn(&wide, &r, CR_FA_AUTO, why, sizeof(why)));
+	assert_true(cr_estimate_resolve_flash_attn(model("deepseek-v3"), &r, CR_FA_AUTO, why,
+						   sizeof(why)));
+	wide.head_dim_k = wide.head_dim_v = 512;
+	assert_false(cr_estimate_resolve_flash_attn(&wide, &r, CR_FA_AUTO, why, sizeof(why)));
+	assert_non_null(strstr(why, "512"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_kv_clef_flash),
+		cmocka_unit_test(test_kv_padding),
+		cmocka_unit_test(test_kv_types),
+		cmocka_unit_test(test_kv_gemma3_sliding),
+		cmocka_unit_test(test_kv_gpt_oss),
+		cmocka_unit_test(test_kv_mla),
+		cmocka_unit_test(test_kv_all_sliding),
+		cmocka_unit_test(test_weights),
+		cmocka_unit_test(test_weights_tied),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_errors_rig_and_args),
+		cmocka_unit_test(test_tier_nofit),
+		cmocka_unit_test(test_tier_tight_context),
+		cmocka_unit_test(test_tier_tight_headroom),
+		cmocka_unit_test(test_tier_by_speed),
+		cmocka_unit_test(test_tier_sweep),
+		cmocka_unit_test(test_tier_decide),
+		cmocka_unit_test(test_max_context_boundary),
+		cmocka_unit_test(test_max_context_monotonic),
+		cmocka_unit_test(test_kv_no_wraparound),
+		cmocka_unit_test(test_max_context_unaligned_model_max),
+		cmocka_unit_test(test_decode_bandwidth),
+		cmocka_unit_test(test_decode_depth),
+		cmocka_unit_test(test_decode_moe),
+		cmocka_unit_test(test_prefill),
+		cmocka_unit_test(test_multi_device),
+		cmocka_unit_test(test_tensor_split),
+		cmocka_unit_test(test_partial_offload),
+		cmocka_unit_test(test_gpu_layers_and_cpu_moe),
+		cmocka_unit_test(test_memory_totals),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_resolve_flash_attn),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

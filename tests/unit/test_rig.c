@@ -1,0 +1,345 @@
+/*
+ * test_rig: ad-hoc rigs from a "custom:" spec (rig.c) and the rig sums.
+ * A table of valid specs checks every parsed figure and the defaults
+ * (one device, CUDA, discrete, all memory usable; backend=cpu implies system
+ * RAM at 0.9, backend=metal unified memory at 0.75; ram_gb adds a system-RAM
+ * group); a table of invalid specs checks the exact status and message of
+ * every error the grammar has (prefix, missing and empty values, numbers
+ * that are not numbers or out of range, unknown keys and enum values,
+ * contradictory kind/backend, syntax, length). cr_rig_memory_bytes and
+ * cr_rig_aggregate_bandwidth_gbs are checked on the reference rigs of the
+ * shipped catalog and on specs.
+ */
+#include "unit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "clefrun/catalog.h"
+#include "clefrun/rig.h"
+
+#define GIB 1073741824ull
+
+typedef struct valid_row {
+	const char *spec;
+	uint32_t count;
+	double mem_gib, bw_gbs, tflops;
+	cr_backend backend;
+	cr_mem_kind kind;
+	double usable;
+	double ram_gib, ram_bw_gbs; /* second group (system RAM); 0 if none */
+} valid_row;
+
+static const valid_row valid_rows[] = {
+	{ "custom:mem_gb=24,bw_gbs=1008", 1, 24, 1008, 0, CR_BACKEND_CUDA, CR_MEM_DISCRETE, 1.0, 0, 0 },
+	{ "custom:bw_gbs=936,mem_gb=24,devices=2,tflops=71", 2, 24, 936, 71, CR_BACKEND_CUDA,
+	  CR_MEM_DISCRETE, 1.0, 0, 0 },
+	{ "custom:mem_gb=128,bw_gbs=546,backend=metal", 1, 128, 546, 0, CR_BACKEND_METAL,
+	  CR_MEM_UNIFIED, 0.75, 0, 0 },
+	{ "custom:mem_gb=512,bw_gbs=204.8,backend=cpu", 1, 512, 204.8, 0, CR_BACKEND_CPU,
+	  CR_MEM_SYSTEM, 0.9, 0, 0 },
+	{ "custom:mem_gb=64,bw_gbs=89.6,kind=system", 1, 64, 89.6, 0, CR_BACKEND_CPU, CR_MEM_SYSTEM,
+	  0.9, 0, 0 },
+	{ "custom:mem_gb=64,bw_gbs=89.6,kind=system,backend=cpu", 1, 64, 89.6, 0, CR_BACKEND_CPU,
+	  CR_MEM_SYSTEM, 0.9, 0, 0 },
+	{ "custom:mem_gb=128,bw_gbs=273,kind=unified", 1, 128, 273, 0, CR_BACKEND_CUDA,
+	  CR_MEM_UNIFIED, 0.75, 0, 0 },
+	{ "custom:mem_gb=24,bw_gbs=960,backend=rocm,tflops=123", 1, 24, 960, 123, CR_BACKEND_ROCM,
+	  CR_MEM_DISCRETE, 1.0, 0, 0 },
+	{ "custom:kind=discrete,backend=vulkan,mem_gb=16,bw_gbs=456", 1, 16, 456, 0,
+	  CR_BACKEND_VULKAN, CR_MEM_DISCRETE, 1.0, 0, 0 },
+	{ "custom:mem_gb=36,bw_gbs=410,backend=metal,kind=discrete", 1, 36, 410, 0,
+	  CR_BACKEND_METAL, CR_MEM_DISCRETE, 1.0, 0, 0 },
+	{ "custom:mem_gb=0.001,bw_gbs=0.001", 1, 0.001, 0.001, 0, CR_BACKEND_CUDA, CR_MEM_DISCRETE,
+	  1.0, 0, 0 },
+	{ "custom:mem_gb=65536,bw_gbs=1e6,devices=64,tflops=1e6", 64, 65536, 1e6, 1e6,
+	  CR_BACKEND_CUDA, CR_MEM_DISCRETE, 1.0, 0, 0 },
+	{ "custom:mem_gb=24,bw_gbs=1008,devices=2,ram_gb=256,ram_bw_gbs=89.6", 2, 24, 1008, 0,
+	  CR_BACKEND_CUDA, CR_MEM_DISCRETE, 1.0, 256, 89.6 },
+};
+
+static void test_parse_valid(void **state)
+{
+	unsigned bad = 0;
+
+	(void)state;
+	for (size_t i = 0; i < UNIT_ARRAY_LEN(valid_rows); i++) {
+		const valid_row *row = &valid_rows[i];
+		const cr_device *d;
+		cr_rig r;
+		cr_error err = { 0, "" };
+		int rc = cr_rig_parse_spec(row->spec, &r, &err);
+		bool ok;
+
+		if (rc != CR_OK) {
+			print_error("row \"%s\": rc %d \"%s\"\n", row->spec, rc, err.message);
+			bad++;
+			continue;
+		}
+		d = &r.devices[0];
+		ok = r.n_devices == (row->ram_gib > 0 ? 2u : 1u) && d->count == row->count &&
+		     d->memory_gib == row->mem_gib && d->bandwidth_gbs == row->bw_gbs &&
+		     d->fp16_tflops == row->tflops && d->backend == row->backend &&
+		     d->kind == row->kind && d->usable_fraction == row->usable &&
+		     strcmp(r.id, row->spec) == 0 && !r.reference && !r.unreleased &&
+		     r.n_sources == 1 && strcmp(r.sources[0], "command line") == 0;
+		if (ok && row->ram_gib > 0) {
+			const cr_device *s = &r.devices[1];
+
+			ok = s->count == 1 && s->memory_gib == row->ram_gib &&
+			     s->bandwidth_gbs == row->ram_bw_gbs && s->backend == CR_BACKEND_CPU &&
+			     s->kind == CR_MEM_SYSTEM && s->usable_fraction == 0.9;
+		}
+		if (!ok) {
+			print_error("row \"%s\": got %u groups, %u x %g GiB, %g GB/s, %g TFLOPS, %s, %s, usable %g, id \"%s\"\n",
+				    row->spec, r.n_devices, d->count, d->memory_gib, d->bandwidth_gbs,
+				    d->fp16_tflops, cr_backend_name(d->backend),
+				    cr_mem_kind_name(d->kind), d->usable_fraction, r.id);
+			bad++;
+		}
+	}
+	UNIT_TABLE_DONE(bad, UNIT_ARRAY_LEN(valid_rows));
+}
+
+static void test_parse_name(void **state)
+{
+	cr_rig r;
+	cr_error err = { 0, "" };
+
+	(void)state;
+	assert_int_equal(cr_rig_parse_spec("custom:mem_gb=24,bw_gbs=1008,devices=2", &r, &err), CR_OK);
+	assert_string_equal(r.name, "Custom 2x 24 GiB discrete, 1008 GB/s");
+	assert_string_equal(r.devices[0].name, "custom device");
+	/* No error record is needed on success or failure. */
+	assert_int_equal(cr_rig_parse_spec("custom:mem_gb=24,bw_gbs=1008", &r, NULL), CR_OK);
+	assert_int_equal(cr_rig_parse_spec("custom:mem_gb=24", &r, NULL), CR_ERR_INVALID);
+}
+
+typedef struct error_row {
+	const char *spec;
+	int status;
+	const char *message;
+} error_row;
+
+#define UNKNOWN_KEY_TAIL "(expected mem_gb, bw_gbs, devices, tflops, backend, kind, ram_gb, ram_bw_gbs)"
+
+static const error_row error_rows[] = {
+	{ "mem_gb=24,bw_gbs=1008", CR_ERR_PARSE,
+	  "rig spec \"mem_gb=24,bw_gbs=1008\": must start with \"custom:\"" },
+	{ "", CR_ERR_PARSE, "rig spec \"\": must start with \"custom:\"" },
+	{ "custom", CR_ERR_PARSE, "rig spec \"custom\": must start with \"custom:\"" },
+	{ "custom:", CR_ERR_INVALID, "rig spec \"custom:\": mem_gb is required" },
+	{ "custom:bw_gbs=1008", CR_ERR_INVALID, "rig spec \"custom:bw_gbs=1008\": mem_gb is required" },
+	{ "custom:mem_gb=24", CR_ERR_INVALID, "rig spec \"custom:mem_gb=24\": bw_gbs is required" },
+	{ "custom:mem_gb=24,devices=2", CR_ERR_INVALID,
+	  "rig spec \"custom:mem_gb=24,devices=2\": bw_gbs is required" },
+	{ "custom:mem_gb=,bw_gbs=1008", CR_ERR_INVALID,
+	  "rig spec \"custom:mem_gb=,bw_gbs=1008\": mem_gb: empty value" },
+	{ "custom:mem_gb=24,bw_gbs=", CR_ERR_INVALID,
+	  "rig spec \"custom:mem_gb=24,bw_gbs=\": bw_gbs: empty value" },
+	{ "custom:mem_gb=24GB,bw_gbs=1008", CR_ERR_INVALID,
+	  "rig spec \"custom:mem_gb=24GB,bw_gbs=1008\": mem_gb: \"24GB\" is not a number" },
+	{ "custom:mem_gb=abc,bw_gbs=1008", CR_ERR_INVALID,
+	  "rig spec \"custom:mem_gb=abc,bw_gbs=1008\": mem_gb: \"abc\" is not a number" },
+	{ "custom:mem_gb=24,bw_gbs=nan", CR_ERR_INVALID,
+	  "rig spec \"custom:mem_gb=24,bw_gbs=nan\": bw_gbs: \"nan\" is not a number" },
+	{ "custom:mem_gb=inf,bw_gbs=1008", CR_ERR_INVALID,
+	  "rig spec \"custom:mem_gb=inf,bw_gbs=1008\": mem_gb: \"inf\" is not a number" },
+	{ "custom:mem_gb=1e999,bw_gbs=1008", CR_ERR_INVALID,
+	  "rig spec \"custom:mem_gb=1e999,bw_gbs=1008\": mem_gb: \"1e999\" is not a number" },
+	{ "custom:mem_gb=-24,bw_gbs=1008", CR_ERR_INVALID,
+	  "rig spec \"custom:mem_gb=-24,bw_gbs=1008\": mem_gb: -24 is out of range (0.001 to 65536)" },
+	{ "custom:mem_gb=0,bw_gbs=1008", CR_ERR_INVALID,
+	  "rig spec \"custom:mem_gb=0,bw_gbs=1008\": mem_gb: 0 is out of range (0.001 to 65536)" },
+	{ "custom:mem_gb=1e300,bw_gbs=1008", CR_ERR_INVALID,
+	  "rig spec \"custom:mem_gb=1e300,bw_gbs=1008\": mem_gb: 1e+300 is out of range (0.001 to 65536)" },
+	{ "custom:mem_gb=24,bw_gbs=-1008", CR_ERR_INVALID,
+	  "rig spec \"custom:mem_gb=24,bw_gbs=-1008\": bw_gbs: -1008 is out of range (0.001 to 1e+06)" },
+	{ "custom:mem_gb=24,bw_gbs=2e6", CR_ERR_INVALID,
+	  "rig spec \"custom:mem_gb=24,bw_gbs=2e6\": bw_gbs: 2e+06 is out of range (0.001 to 1e+06)" },
+	{ "custom:mem_gb=24,bw_gbs=1008,devices=0", CR_ERR_INVALID,
+	  "rig spec \"custom:mem_gb=24,bw_gbs=1008,devices=0\": devices: 0 is out of range (1 to 64)" },
+	{ "custom:mem_gb=24,bw_gbs=1008,devices=65", CR_ERR_INVALID,
+	  "rig spec \"custom:mem_gb=24,bw_gbs=1008,devices=65\": devices: 65 is out of range (1 to 64)" },
+	{ "custom:mem_gb=24,bw_gbs=1008,devices=1.5", CR_ERR_INVALID,
+	  "rig spec \"custom:mem_gb=24,bw_gbs=1008,devices=1.5\": devices: expected a whole number" },
+	{ "custom:mem_gb=24,bw_gbs=1008,tflops=-1", CR_ERR_INVALID,
+	  "rig spec \"custom:mem_gb=24,bw_gbs=1008,tflops=-1\": tflops: -1 is out of range (0 to 1e+06)" },
+	{ "custom:mem_gb=24,bw_gbs=1008,vram=24", CR_ERR_INVALID,
+	  "rig spec \"custom:mem_gb=24,bw_gbs=1008,vram=24\": unknown key \"vram\" " UNKNOWN_KEY_TAIL },
+	{ "custom:MEM_GB=24,bw_gbs=1008", CR_ERR_INVALID,
+	  "rig spec \"custom:MEM_GB=24,bw_gbs=1008\": unknown key \"MEM_GB\" " UNKNOWN_KEY_TAIL },
+	{ "custom: mem_gb=24,bw_gbs=1008", CR_ERR_INVALID,
+	  "rig spec \"custom: mem_gb=24,bw_gbs=1008\": unknown key \" mem_gb\" " UNKNOWN_KEY_TAIL },
+	{ "custom:mem_gb=24,bw_gbs=1008,backend=opencl", CR_ERR_INVALID,
+	  "rig spec \"custom:mem_gb=24,bw_gbs=1008,backend=opencl\": backend: expected cuda, metal, rocm, vulkan or cpu, got \"opencl\"" },
+	{ "custom:mem_gb=24,bw_gbs=1008,backend=", CR_ERR_INVALID,
+	  "rig spec \"custom:mem_gb=24,bw_gbs=1008,backend=\": backend: expected cuda, metal, rocm, vulkan or cpu, got \"\"" },
+	{ "custom:mem_gb=24,bw_gbs=1008,kind=hbm", CR_ERR_INVALID,
+	  "rig spec \"custom:mem_gb=24,bw_gbs=1008,kind=hbm\": kind: expected discrete, unified or system, got \"hbm\"" },
+	{ "custom:mem_gb=24,bw_gbs=1008,kind=system,backend=cuda", CR_ERR_INVALID,
+	  "rig spec \"custom:mem_gb=24,bw_gbs=1008,kind=system,backend=cuda\": kind=system needs backend=cpu" },
+	{ "custom:mem_gb=24,bw_gbs=1008,backend=metal,kind=system", CR_ERR_INVALID,
+	  "rig spec \"custom:mem_gb=24,bw_gbs=1008,backend=metal,kind=system\": kind=system needs backend=cpu" },
+	{ "custom:mem_gb=24,bw_gbs=1008,", CR_ERR_PARSE,
+	  "rig spec \"custom:mem_gb=24,bw_gbs=1008,\": trailing comma" },
+	{ "custom:mem_gb=24,bw_gbs=1008,mem_gb=48", CR_ERR_INVALID,
+	  "rig spec \"custom:mem_gb=24,bw_gbs=1008,mem_gb=48\": mem_gb given twice" },
+	{ "custom:mem_gb=0x18,bw_gbs=1008", CR_ERR_INVALID,
+	  "rig spec \"custom:mem_gb=0x18,bw_gbs=1008\": mem_gb: \"0x18\" is not a number" },
+	{ "custom:mem_gb=inf,bw_gbs=1008", CR_ERR_INVALID,
+	  "rig spec \"custom:mem_gb=inf,bw_gbs=1008\": mem_gb: \"inf\" is not a number" },
+	{ "custom:mem_gb=24,bw_gbs=1008,ram_gb=64", CR_ERR_INVALID,
+	  "rig spec \"custom:mem_gb=24,bw_gbs=1008,ram_gb=64\": ram_gb and ram_bw_gbs go together" },
+	{ "custom:mem_gb", CR_ERR_PARSE, "rig spec \"custom:mem_gb\": \"mem_gb\" is not key=value" },
+	{ "custom:mem_gb=24,bw_gbs", CR_ERR_PARSE,
+	  "rig spec \"custom:mem_gb=24,bw_gbs\": \"bw_gbs\" is not key=value" },
+	{ "custom:mem_gb=24,,bw_gbs=1008", CR_ERR_PARSE,
+	  "rig spec \"custom:mem_gb=24,,bw_gbs=1008\": \"\" is not key=value" },
+	{ "custom:,mem_gb=24,bw_gbs=1008", CR_ERR_PARSE,
+	  "rig spec \"custom:,mem_gb=24,bw_gbs=1008\": \"\" is not key=value" },
+	{ "custom:mem_gb=24,bw_gbs=1008,ram_gb=64", CR_ERR_INVALID,
+	  "rig spec \"custom:mem_gb=24,bw_gbs=1008,ram_gb=64\": ram_gb and ram_bw_gbs go together" },
+	{ "custom:mem_gb=24,bw_gbs=1008,ram_bw_gbs=89.6", CR_ERR_INVALID,
+	  "rig spec \"custom:mem_gb=24,bw_gbs=1008,ram_bw_gbs=89.6\": ram_gb and ram_bw_gbs go together" },
+	{ "custom:mem_gb=24,bw_gbs=1008,ram_gb=64,ram_bw_gbs=2e5", CR_ERR_INVALID,
+	  "rig spec \"custom:mem_gb=24,bw_gbs=1008,ram_gb=64,ram_bw_gbs=2e5\": ram_bw_gbs: 200000 is out of range (0.001 to 100000)" },
+	{ "custom:mem_gb=64,bw_gbs=89.6,backend=cpu,ram_gb=64,ram_bw_gbs=89.6", CR_ERR_INVALID,
+	  "rig spec \"custom:mem_gb=64,bw_gbs=89.6,backend=cpu,ram_gb=64,ram_bw_gbs=89.6\": ram_gb adds system RAM to GPUs; this rig is system RAM already" },
+};
+
+static void test_parse_errors(void **state)
+{
+	unsigned bad = 0;
+
+	(void)state;
+	for (size_t i = 0; i < UNIT_ARRAY_LEN(error_rows); i++) {
+		cr_rig r;
+		cr_error err = { 0, "" };
+		int rc = cr_rig_parse_spec(error_rows[i].spec, &r, &err);
+
+		if (!unit_check_error(error_rows[i].spec, rc, &err, error_rows[i].status,
+				      error_rows[i].message))
+			bad++;
+	}
+	UNIT_TABLE_DONE(bad, UNIT_ARRAY_LEN(error_rows));
+}
+
+/* At most 255 bytes: build "custom:mem_gb=24,bw_gbs=000...1008" of a given
+ * length (leading zeros keep the value). */
+static void make_long_spec(char *buf, size_t len)
+{
+	static const char head[] = "custom:mem_gb=24,bw_gbs=";
+	size_t nh = strlen(head), zeros = len - nh - 4;
+
+	memcpy(buf, head, nh);
+	memset(buf + nh, '0', zeros);
+	memcpy(buf + nh + zeros, "1008", 5);
+	assert_int_equal(strlen(buf), len);
+}
+
+static void test_parse_length(void **state)
+{
+	char spec[1100];
+	cr_rig r;
+	cr_error err = { 0, "" };
+
+	(void)state;
+	make_long_spec(spec, 255);
+	assert_int_equal(cr_rig_parse_spec(spec, &r, &err), CR_OK);
+	assert_true(r.devices[0].bandwidth_gbs == 1008.0);
+	/* The id keeps the spec as far as it fits. */
+	assert_int_equal(strlen(r.id), sizeof(r.id) - 1);
+	assert_memory_equal(r.id, spec, sizeof(r.id) - 1);
+
+	make_long_spec(spec, 256);
+	assert_int_equal(cr_rig_parse_spec(spec, &r, &err), CR_ERR_PARSE);
+	assert_string_equal(err.message, "rig spec too long (at most 255 bytes)");
+	make_long_spec(spec, 1099);
+	assert_int_equal(cr_rig_parse_spec(spec, &r, &err), CR_ERR_PARSE);
+	assert_string_equal(err.message, "rig spec too long (at most 255 bytes)");
+}
+
+/* ---- sums ----------------------------------------------------------------- */
+
+typedef struct sum_row {
+	const char *rig;
+	uint64_t memory_bytes;
+	double bandwidth_gbs;
+} sum_row;
+
+static const sum_row sum_rows[] = {
+	{ "4xh100", 320 * GIB, 13400 },
+	{ "rtx4090", 24 * GIB, 1008 },
+	{ "gtx1080ti", 11 * GIB, 484 },
+	{ "8x3090", 192 * GIB, 7488 },
+	{ "2x5090", 64 * GIB, 3584 },
+	{ "mac-studio-m4-ultra-192", 192 * GIB, 1092 },
+	{ "dual-epyc-9004-768", 768 * GIB, 921.6 },
+	{ "dgx-station", 784 * GIB, 8396 },
+	{ "epyc-ddr4-3200-2x3090", 560 * GIB, 2076.8 },
+	{ "jetson-orin-nx-16", 16 * GIB, 102.4 },
+	{ "custom:mem_gb=24,bw_gbs=1008,devices=2,ram_gb=64,ram_bw_gbs=89.6", 112 * GIB, 2105.6 },
+	{ "custom:mem_gb=0.5,bw_gbs=100,devices=3", 3 * GIB / 2, 300 },
+};
+
+static void test_sums(void **state)
+{
+	cr_catalog *cat = NULL;
+	cr_error err = { 0, "" };
+	unsigned bad = 0;
+
+	(void)state;
+	assert_int_equal(cr_catalog_load_embedded(&cat, &err), CR_OK);
+	for (size_t i = 0; i < UNIT_ARRAY_LEN(sum_rows); i++) {
+		const sum_row *row = &sum_rows[i];
+		cr_rig custom;
+		const cr_rig *r;
+		uint64_t mem;
+		double bw;
+
+		if (strncmp(row->rig, CR_RIG_SPEC_PREFIX, strlen(CR_RIG_SPEC_PREFIX)) == 0) {
+			assert_int_equal(cr_rig_parse_spec(row->rig, &custom, &err), CR_OK);
+			r = &custom;
+		} else {
+			r = cr_catalog_find_rig(cat, row->rig);
+			assert_non_null(r);
+		}
+		mem = cr_rig_memory_bytes(r);
+		bw = cr_rig_aggregate_bandwidth_gbs(r);
+		if (mem != row->memory_bytes || bw - row->bandwidth_gbs > 1e-9 ||
+		    row->bandwidth_gbs - bw > 1e-9) {
+			print_error("row \"%s\": %llu bytes, %.17g GB/s; want %llu, %g\n", row->rig,
+				    (unsigned long long)mem, bw,
+				    (unsigned long long)row->memory_bytes, row->bandwidth_gbs);
+			bad++;
+		}
+	}
+	cr_catalog_free(cat);
+	UNIT_TABLE_DONE(bad, UNIT_ARRAY_LEN(sum_rows));
+}
+
+/* An empty rig sums to nothing. */
+static void test_sums_empty(void **state)
+{
+	cr_rig r;
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(cr_rig_memory_bytes(&r), 0);
+	assert_true(cr_rig_aggregate_bandwidth_gbs(&r) == 0.0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_valid),
+		cmocka_unit_test(test_parse_name),
+		cmocka_unit_test(test_parse_errors),
+		cmocka_unit_test(test_parse_length),
+		cmocka_unit_test(test_sums),
+		cmocka_unit_test(test_sums_empty),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
