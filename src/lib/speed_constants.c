@@ -11,17 +11,17 @@
 
 const cr_speed_constants cr_speed_table[CR_BACKEND_COUNT] = {
 	/* 85 decode rows, 36 pp512 rows. */
-	[CR_BACKEND_CUDA] = { 0.772, 0.002740, 0.387, 0.85, 1.15 },
+	[CR_BACKEND_CUDA] = { 0.772, 0.002740, 0.607, 1.21e-14, 0.70, 1.19 },
 	/* 27 decode rows, 7 pp512 rows. */
-	[CR_BACKEND_METAL] = { 0.681, 0.005041, 0.708, 0.85, 1.15 },
+	[CR_BACKEND_METAL] = { 0.681, 0.005041, 0.708, 0.0, 0.75, 1.24 },
 	/* 3 decode rows: efficiency only; latency and prefill are CUDA's. */
-	[CR_BACKEND_ROCM] = { 0.728, 0.002740, 0.387, 0.85, 1.15 },
+	[CR_BACKEND_ROCM] = { 0.728, 0.002740, 0.607, 1.21e-14, 0.70, 1.20 },
 	/* 2 decode rows: efficiency only; latency and prefill are CUDA's. */
-	[CR_BACKEND_VULKAN] = { 0.631, 0.002740, 0.387, 0.85, 1.15 },
+	[CR_BACKEND_VULKAN] = { 0.631, 0.002740, 0.607, 1.21e-14, 0.70, 1.20 },
 	/* 11 decode rows (M2 Max CPU cores, one EPYC); the 33 ms absorbs
 	 * compute-bound low-bit quants. No CPU prefill rows: CUDA's efficiency
 	 * is a placeholder, used only where a CPU device has a TFLOPS figure. */
-	[CR_BACKEND_CPU] = { 0.732, 0.033264, 0.387, 0.85, 1.15 },
+	[CR_BACKEND_CPU] = { 0.732, 0.033264, 0.607, 1.21e-14, 0.71, 1.23 },
 };
 
 /* 54 multi-GPU CUDA rows (2-8 cards, llama.cpp layer split): the cards run

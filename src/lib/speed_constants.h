@@ -12,6 +12,7 @@ typedef struct cr_speed_constants {
 	double decode_eff;       /* share of peak bandwidth reached while decoding */
 	double decode_latency_s; /* fixed time per token (kernel launches, sync) */
 	double prefill_eff;      /* share of dense FP16 peak reached in prefill */
+	double prefill_param_s;  /* prefill time per token per active parameter, beyond the FLOPs */
 	double decode_q10;       /* 10th percentile of measured ÷ predicted decode */
 	double decode_q90;       /* 90th percentile */
 } cr_speed_constants;
