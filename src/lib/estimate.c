@@ -878,9 +878,9 @@ size_t cr_estimate_explain(const cr_model *m, const cr_quant *q, const cr_rig *r
 			 (double)e->weights_read_bytes / 1e9, e->decode_depth, k->decode_eff,
 			 k->decode_latency_s * 1e3, e->decode_tokens_per_s_low, e->decode_tokens_per_s_high);
 	if ((x = term(terms, &n, max, "prefill", e->prefill_tokens_per_s, "tokens/s",
-		      "eff x FP16 TFLOPS / (2 x active params + attention); eff fitted on pp512 rows (docs/accuracy.md)")))
-		snprintf(x->formula, sizeof(x->formula), "2 x %.4g active params per token + attention over %u/2 tokens; eff %.3f",
-			 (double)m->active_params, e->prompt_tokens, k->prefill_eff);
+		      "1 / ((2 x active params + attention) / (eff x FP16 TFLOPS) + c x active params); eff and c fitted on pp512 rows (docs/accuracy.md)")))
+		snprintf(x->formula, sizeof(x->formula), "2 x %.4g active params per token + attention over %u/2 tokens; eff %.3f, c %.3g s/param",
+			 (double)m->active_params, e->prompt_tokens, k->prefill_eff, k->prefill_param_s);
 	if ((x = term(terms, &n, max, "time_to_decision", e->time_to_decision_s, "s",
 		      "prompt tokens / prefill tokens/s (one forward pass)")))
 		snprintf(x->formula, sizeof(x->formula), "%u tokens / %.1f tokens/s", e->prompt_tokens,

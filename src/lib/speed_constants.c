@@ -10,18 +10,18 @@
 #include "speed_constants.h"
 
 const cr_speed_constants cr_speed_table[CR_BACKEND_COUNT] = {
-	/* 85 decode rows, 36 pp512 rows. */
-	[CR_BACKEND_CUDA] = { 0.772, 0.002740, 0.607, 1.21e-14, 0.70, 1.19 },
-	/* 27 decode rows, 7 pp512 rows. */
-	[CR_BACKEND_METAL] = { 0.681, 0.005041, 0.708, 0.0, 0.75, 1.24 },
-	/* 3 decode rows: efficiency only; latency and prefill are CUDA's. */
-	[CR_BACKEND_ROCM] = { 0.728, 0.002740, 0.607, 1.21e-14, 0.70, 1.20 },
-	/* 2 decode rows: efficiency only; latency and prefill are CUDA's. */
-	[CR_BACKEND_VULKAN] = { 0.631, 0.002740, 0.607, 1.21e-14, 0.70, 1.20 },
+	/* 85 single + 54 multi-GPU decode rows, 36 single-GPU pp512 rows. */
+	[CR_BACKEND_CUDA] = { 0.772, 0.002740, 0.612, 1.214e-14, 0.70, 1.19 },
+	/* 27 decode rows, 7 pp512 rows (too few devices to fit c: 0). */
+	[CR_BACKEND_METAL] = { 0.681, 0.005041, 0.713, 0.0, 0.75, 1.24 },
+	/* 3 decode rows: efficiency only; latency, prefill, range are CUDA's / pooled. */
+	[CR_BACKEND_ROCM] = { 0.728, 0.002740, 0.612, 1.214e-14, 0.70, 1.20 },
+	/* 2 decode rows: efficiency only; latency, prefill, range are CUDA's / pooled. */
+	[CR_BACKEND_VULKAN] = { 0.631, 0.002740, 0.612, 1.214e-14, 0.70, 1.20 },
 	/* 11 decode rows (M2 Max CPU cores, one EPYC); the 33 ms absorbs
 	 * compute-bound low-bit quants. No CPU prefill rows: CUDA's efficiency
 	 * is a placeholder, used only where a CPU device has a TFLOPS figure. */
-	[CR_BACKEND_CPU] = { 0.732, 0.033264, 0.607, 1.21e-14, 0.71, 1.23 },
+	[CR_BACKEND_CPU] = { 0.732, 0.033264, 0.612, 1.214e-14, 0.71, 1.23 },
 };
 
 /* 54 multi-GPU CUDA rows (2-8 cards, llama.cpp layer split): the cards run
