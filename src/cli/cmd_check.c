@@ -324,9 +324,17 @@ static void add_csv_row(cli_table *t, const cr_model *m, const row *r)
 	snprintf(v[6], 32, "%llu", (unsigned long long)e->memory.total_bytes);
 	snprintf(v[7], 32, "%llu", (unsigned long long)e->memory.available_bytes);
 	snprintf(v[8], 32, "%u", e->max_context);
-	snprintf(v[9], 32, "%.2f", e->decode_tokens_per_s);
-	snprintf(v[10], 32, "%.1f", e->prefill_tokens_per_s);
-	snprintf(v[11], 32, "%.1f", e->time_to_decision_s * 1e3);
+	/* Unknown or not applicable: an empty field, as JSON writes null. */
+	if (e->decode_tokens_per_s > 0)
+		snprintf(v[9], 32, "%.2f", e->decode_tokens_per_s);
+	else
+		v[9][0] = '\0';
+	if (e->prefill_tokens_per_s > 0) {
+		snprintf(v[10], 32, "%.1f", e->prefill_tokens_per_s);
+		snprintf(v[11], 32, "%.1f", e->time_to_decision_s * 1e3);
+	} else {
+		v[10][0] = v[11][0] = '\0';
+	}
 	cells[0] = m->id;
 	cells[1] = r->quant->id;
 	cells[2] = r->rig->id;

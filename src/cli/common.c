@@ -98,6 +98,8 @@ void cli_fmt_ctx(char *buf, size_t cap, unsigned ctx)
 {
 	if (ctx && ctx % 1024 == 0)
 		snprintf(buf, cap, "%uk", ctx / 1024);
+	else if (ctx >= 1024)
+		snprintf(buf, cap, "%.1fk", ctx / 1024.0);
 	else
 		snprintf(buf, cap, "%u", ctx);
 }

@@ -1,0 +1,1 @@
+s/(catalog [^)]*)/(catalog VERSION)/
