@@ -8,7 +8,13 @@
  *  - catalog.h  models, quantizations and rigs (JSON, validated)
  *  - rig.h      ad-hoc rigs from a "custom:" spec
  *  - estimate.h the pure estimator: memory, speed, fit tier, max context
+ *  - decide.h   best quant per model and rig; ranked "what fits" (fit)
+ *  - userrigs.h saved rigs in $XDG_CONFIG_HOME/clefrun/rigs.json
+ *  - detect.h   this machine as a rig; memory-bandwidth probe
  *  - version.h  library version
+ *  - source.h   byte sources: file, memory, HTTP(S) Range requests
+ *  - gguf.h     the GGUF header reader and its mapping into a cr_model
+ *  - hf.h       Hugging Face names: hf: sources, URLs, file lists
  */
 #ifndef CLEFRUN_H
 #define CLEFRUN_H
@@ -17,6 +23,12 @@
 #include "clefrun/catalog.h"
 #include "clefrun/rig.h"
 #include "clefrun/estimate.h"
+#include "clefrun/decide.h"
+#include "clefrun/userrigs.h"
+#include "clefrun/detect.h"
 #include "clefrun/version.h"
+#include "clefrun/source.h"
+#include "clefrun/gguf.h"
+#include "clefrun/hf.h"
 
 #endif

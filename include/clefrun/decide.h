@@ -16,6 +16,17 @@
  * reaches (so "slow, with Q6_K"); when nothing fits at all, the lowest bpw
  * (the one that comes closest to fitting).
  *
+ * Candidates. cr_decide_best_quant weighs exactly the quants it is given.
+ * The default set (cr_decide_default_candidate, used by cr_decide_fit unless
+ * all_quants) leaves out presets that another preset of about the same size
+ * beats on quality, so that "highest bpw" does not pick them: the legacy
+ * Q4_0, Q4_1, Q5_0 and Q5_1 (llama-quantize's own table, LLaMA-v1-7B:
+ * Q4_1 3.90 GB +0.1585 ppl vs Q4_K_M 3.80 GB +0.0532; Q5_1 4.70 GB +0.0349
+ * vs Q5_K_M 4.45 GB +0.0122; Q5_0 4.33 GB +0.0683 vs Q5_K_S 4.33 GB +0.0400;
+ * Q4_0 3.56 GB +0.2166 vs Q4_K_S 3.59 GB +0.0992), and MXFP4 for dense
+ * models (llama-quantize's MXFP4_MOE puts MoE experts in MXFP4; gpt-oss
+ * ships that way).
+ *
  * Fit ranking. Every model gets its best quant; models that reach the tier
  * come first, ordered by
  *   1. total parameters, larger first: the biggest model the rig runs well.
@@ -30,6 +41,7 @@
 #ifndef CLEFRUN_DECIDE_H
 #define CLEFRUN_DECIDE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -61,6 +73,16 @@ int cr_decide_best_quant(const cr_model *model, const cr_quant *const *quants,
 			 const cr_estimate_opts *opts, cr_tier require,
 			 size_t *index, cr_estimate *estimate, cr_error *err);
 
+/**
+ * Whether @p quant is in clefrun's default candidate set for @p model (file
+ * comment): not a legacy type (base type Q4_0, Q4_1, Q5_0, Q5_1), and MXFP4
+ * only for MoE models.
+ */
+bool cr_decide_default_candidate(const cr_model *model, const cr_quant *quant);
+
+/** Most candidate quants cr_decide_fit takes (it filters them on the stack). */
+#define CR_DECIDE_MAX_QUANTS 256
+
 /** What cr_decide_fit found for one model. */
 typedef enum cr_fit_status {
 	CR_FIT_REACHES = 0, /**< some quant reaches the required tier */
@@ -73,7 +95,7 @@ typedef struct cr_fit_row {
 	const cr_model *model;  /**< borrowed from the caller's list */
 	cr_fit_status status;
 	const cr_quant *quant;  /**< chosen quant (NULL for CR_FIT_CONTEXT); borrowed */
-	size_t quant_index;     /**< its index into the candidates */
+	size_t quant_index;     /**< its index into the quants passed to cr_decide_fit */
 	uint32_t context;       /**< context the estimate used, tokens */
 	cr_estimate estimate;   /**< of that quant; zeroed for CR_FIT_CONTEXT */
 } cr_fit_row;
@@ -83,9 +105,11 @@ typedef struct cr_fit_opts {
 	cr_estimate_opts estimate; /**< KV type, batch, headroom, ...; its n_ctx is ignored */
 	uint32_t n_ctx;            /**< context; 0 = per model min(CR_DEFAULT_CTX, its maximum) */
 	cr_tier require;           /**< tier to reach (default CR_TIER_OK) */
+	bool all_quants;           /**< weigh every given quant; false = cr_decide_default_candidate per model */
+	cr_flash_attn flash_attn;  /**< resolved per model (cr_estimate_resolve_flash_attn); overrides estimate.flash_attn */
 } cr_fit_opts;
 
-#define CR_FIT_OPTS_INIT { CR_ESTIMATE_OPTS_INIT, 0, CR_TIER_OK }
+#define CR_FIT_OPTS_INIT { CR_ESTIMATE_OPTS_INIT, 0, CR_TIER_OK, false, CR_FA_AUTO }
 
 /**
  * Best quant of every model in @p models on @p rig, ranked (file comment).
@@ -93,7 +117,8 @@ typedef struct cr_fit_opts {
  * @param rows    caller-supplied array of @p n_models rows; on success it
  *                holds one row per model in ranked order.
  * @param n_reach receives how many leading rows have CR_FIT_REACHES.
- * @return 0; CR_ERR_INVALID for no quants or a bad require; an error of
+ * @return 0; CR_ERR_INVALID for no quants, more than CR_DECIDE_MAX_QUANTS,
+ *   a bad require, or a model left with no default candidate; an error of
  *   cr_estimate_run for a model (the message names it).
  */
 int cr_decide_fit(const cr_model *const *models, size_t n_models,

@@ -87,8 +87,53 @@ cr_catalog *cli_open_catalog(const cli_globals *g);
 /* Resolve an id or print "unknown model 'x' (did you mean ...)" and return NULL. */
 const cr_model *cli_find_model(const cr_catalog *cat, const char *id);
 const cr_quant *cli_find_quant(const cr_catalog *cat, const char *id);
-/* Rigs: a catalog id or a "custom:" spec (parsed into *scratch). */
+/* Rigs: a catalog id, a "custom:" spec, "local" (this machine, detected)
+ * or a saved rig (userrigs.h), in that order; the last three are copied
+ * into *scratch. An unknown id gets the closest catalog and saved ids. */
 const cr_rig *cli_find_rig(const cr_catalog *cat, const char *id, cr_rig *scratch);
+
+/* Where a rig came from. */
+typedef enum cli_rig_origin {
+	RIG_CATALOG = 0, RIG_CUSTOM, RIG_LOCAL, RIG_SAVED
+} cli_rig_origin;
+const char *cli_rig_origin_name(cli_rig_origin o);
+/* cli_find_rig that also says where the rig came from. */
+const cr_rig *cli_resolve_rig(const cr_catalog *cat, const char *id, cr_rig *scratch,
+			      cli_rig_origin *origin);
+
+/* ---- saved rigs and detection ------------------------------------------------ */
+
+/* The saved-rigs path from $XDG_CONFIG_HOME / $HOME; prints an error and
+ * returns -1 when neither is usable. */
+int cli_userrigs_path(char *buf, size_t cap);
+/* Load the saved rigs (validated against cat). On a broken file prints the
+ * problem, says the file was left as it is, and returns NULL. */
+cr_user_rigs *cli_load_user_rigs(const cr_catalog *cat, const char *path, bool *exists);
+
+/* Load the saved rigs, add *add (replacing a namesake when replace) or
+ * remove `remove`, save atomically. Refuses (exit 1) when the file does not
+ * validate. Prints the outcome on `out`, errors on stderr; returns an exit code. */
+int cli_userrigs_store(const cr_catalog *cat, const cr_rig *add, const char *remove, bool replace,
+		       FILE *out);
+
+typedef struct cli_detect_cfg {
+	const char *root;    /* fixture root: proc/, sys/, bin/nvidia-smi, bin/sysctl; NULL = the machine */
+	const char *rig_id;  /* NULL = "local" */
+	bool measure;        /* run the bandwidth probe */
+	double gpu_bw_gbs;   /* for GPUs the catalog lacks; 0 = leave them out */
+	double gpu_tflops;
+} cli_detect_cfg;
+/* Run nvidia-smi / sysctl as needed, then cr_detect_run (and the probe).
+ * Prints errors; returns an exit code. *probe is zeroed when not measured. */
+int cli_detect(const cr_catalog *cat, const cli_detect_cfg *cfg, cr_detect_result *out,
+	       cr_probe_result *probe);
+/* Run a program (no shell), capture stdout into buf (NUL-terminated, cut at
+ * cap - 1). 0 when it ran and exited 0; else -1 with the reason in why. */
+int cli_capture(const char *file, char *const argv[], bool search_path, char *buf, size_t cap,
+		char *why, size_t why_cap);
+
+/* Strict decimal number for an option: whole string, finite, in [lo, hi]. */
+int cli_parse_double(const char *opt, const char *s, double lo, double hi, double *out);
 
 /* Human units. */
 void cli_fmt_gib(char *buf, size_t cap, double bytes);
@@ -103,5 +148,8 @@ int cmd_check(const cli_globals *g, int argc, char **argv);
 int cmd_models(const cli_globals *g, int argc, char **argv);
 int cmd_rigs(const cli_globals *g, int argc, char **argv);
 int cmd_quants(const cli_globals *g, int argc, char **argv);
+int cmd_fit(const cli_globals *g, int argc, char **argv);
+int cmd_rig(const cli_globals *g, int argc, char **argv);
+int cmd_detect(const cli_globals *g, int argc, char **argv);
 
 #endif

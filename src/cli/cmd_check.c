@@ -6,10 +6,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "source_model.h"
 
 #define MAX_RIGS 128
 #define MAX_QUANTS 64
@@ -18,11 +20,13 @@
 enum {
 	O_MODEL = 1, O_QUANT, O_RIG, O_CTX, O_KV, O_KV_K, O_KV_V, O_PROMPT, O_DEPTH, O_FORMAT,
 	O_REQUIRE, O_CATALOG, O_UBATCH, O_PARALLEL, O_FA, O_SWA_FULL, O_SPLIT, O_GPU_LAYERS,
-	O_CPU_MOE, O_WORKLOAD, O_ENGINE, O_EXPLAIN
+	O_CPU_MOE, O_WORKLOAD, O_ENGINE, O_EXPLAIN, O_BEST_QUANT, O_REVISION, O_HEADER_ONLY
 };
 
 static const cli_opt check_opts[] = {
-	{ "model", "ID", "catalog model id (required)", O_MODEL },
+	{ "model", "SOURCE", "catalog id, GGUF path or URL, hf:OWNER/REPO[/FILE.gguf|:QUANT] (required)", O_MODEL },
+	{ "revision", "R", "Hugging Face revision for hf: sources (default main)", O_REVISION },
+	{ "header-only", NULL, "accept a GGUF file cut after its header (tensor data missing)", O_HEADER_ONLY },
 	{ "quant", "Q", "quantization preset; repeatable (default: all on one rig, else Q4_K_M)", O_QUANT },
 	{ "rig", "R", "rig id or custom:mem_gb=..,bw_gbs=..; repeatable (default: the 22 reference rigs)", O_RIG },
 	{ "ctx", "N", "context in tokens (default 8192, capped at the model's maximum)", O_CTX },
@@ -40,6 +44,7 @@ static const cli_opt check_opts[] = {
 	{ "prompt-tokens", "N", "prompt length for time-to-decision (default min(ctx, 2048))", O_PROMPT },
 	{ "workload", "W", "tier by chat (decode t/s, default) or decide (time-to-decision)", O_WORKLOAD },
 	{ "engine", "E", "runtime whose memory rules apply: llamacpp (the only one so far)", O_ENGINE },
+	{ "best-quant", NULL, "one row per rig: the highest-bpw quant that reaches --require (default ok)", O_BEST_QUANT },
 	{ "explain", NULL, "print every term of the estimate with its formula and source", O_EXPLAIN },
 	{ "format", "F", "table, json, csv or markdown (default table)", O_FORMAT },
 	{ "require", "TIER", "exit 3 if a row is worse than TIER: fast, ok, slow, tight (default tight)", O_REQUIRE },
@@ -58,6 +63,7 @@ static const char check_summary[] =
 typedef struct row {
 	const cr_rig *rig;
 	const cr_quant *quant;
+	char label[96];            /* the QUANT column: preset id or the GGUF's file type */
 	cr_estimate est;
 	char fa_why[160];          /* how --flash-attn resolved */
 	cr_term terms[MAX_TERMS];  /* --explain */
@@ -76,6 +82,10 @@ typedef struct check_cfg {
 	cr_flash_attn fa;
 	cr_estimate_opts opts;
 	bool explain;
+	bool best_quant;
+	bool require_given;
+	const char *revision;
+	bool header_only;
 	cli_format fmt;
 	cr_tier require;
 	cli_globals g;
@@ -211,11 +221,21 @@ static int parse_args(check_cfg *c, int argc, char **argv)
 		case O_EXPLAIN:
 			c->explain = true;
 			break;
+		case O_BEST_QUANT:
+			c->best_quant = true;
+			break;
+		case O_REVISION:
+			c->revision = v;
+			break;
+		case O_HEADER_ONLY:
+			c->header_only = true;
+			break;
 		case O_FORMAT:
 			if (cli_parse_format(v, &c->fmt))
 				return EXIT_USAGE;
 			break;
 		case O_REQUIRE:
+			c->require_given = true;
 			if (cr_tier_parse(v, &c->require) || c->require == CR_TIER_NOFIT) {
 				fprintf(stderr, "clefrun: --require: expected fast, ok, slow or tight, got '%s'\n", v);
 				return EXIT_USAGE;
@@ -298,7 +318,7 @@ static void add_text_row(cli_table *t, const row *r)
 		snprintf(ttd, sizeof(ttd), "-");
 	snprintf(rig, sizeof(rig), "%s%s", r->rig->id, r->rig->unreleased ? " *" : "");
 	cells[0] = rig;
-	cells[1] = r->quant->id;
+	cells[1] = r->label;
 	cells[2] = mem;
 	cells[3] = kvs;
 	cells[4] = e->max_context ? maxc : "-";
@@ -336,7 +356,7 @@ static void add_csv_row(cli_table *t, const cr_model *m, const row *r)
 		v[10][0] = v[11][0] = '\0';
 	}
 	cells[0] = m->id;
-	cells[1] = r->quant->id;
+	cells[1] = r->label;
 	cells[2] = r->rig->id;
 	for (int i = 0; i < 12; i++)
 		cells[3 + i] = v[i];
@@ -417,7 +437,7 @@ static int print_json(const check_cfg *c, const cr_model *m, const row *rows, in
 		cJSON *o = cJSON_CreateObject();
 
 		cJSON_AddStringToObject(o, "model", m->id);
-		cJSON_AddStringToObject(o, "quant", rows[i].quant->id);
+		cJSON_AddStringToObject(o, "quant", rows[i].label);
 		cJSON_AddStringToObject(o, "rig", rows[i].rig->id);
 		cJSON_AddStringToObject(o, "rig_name", rows[i].rig->name);
 		cJSON_AddBoolToObject(o, "rig_unreleased", rows[i].rig->unreleased);
@@ -458,7 +478,7 @@ static int print_json(const check_cfg *c, const cr_model *m, const row *rows, in
 static void explain_text(const row *r, FILE *f)
 {
 	fprintf(f, "\n%s %s on %s, context %u: %s\n", r->est.tier == CR_TIER_NOFIT ? "no fit:" : "",
-		r->quant->id, r->rig->id, r->est.context, r->fa_why);
+		r->label, r->rig->id, r->est.context, r->fa_why);
 	for (size_t i = 0; i < r->n_terms; i++) {
 		const cr_term *t = &r->terms[i];
 		char val[32];
@@ -533,6 +553,165 @@ static int render(const check_cfg *c, const cr_model *m, const row *rows, int n)
 	return EXIT_OK_;
 }
 
+/* What the rows of one rig are: catalog quant presets, or real GGUF files
+ * with their exact weight bytes. */
+typedef struct variant {
+	const cr_quant *quant;    /* preset, or a stand-in carrying the file's bpw */
+	char label[96];
+	uint64_t weights_bytes;   /* 0: params x bpw / 8 */
+} variant;
+
+/* Stand-ins for GGUF files: the estimator needs a cr_quant, but with
+ * weights_bytes set it only shows its bpw. */
+static cr_quant gguf_quants[MAX_QUANTS];
+
+static const cr_quant *gguf_quant(int i, const char *label, double weights, uint64_t params)
+{
+	cr_quant *q = &gguf_quants[i];
+
+	snprintf(q->id, sizeof(q->id), "%s", label);
+	q->bpw = params ? weights * 8.0 / (double)params : 0;
+	snprintf(q->base_type, sizeof(q->base_type), "%s", "gguf");
+	snprintf(q->description, sizeof(q->description), "%s", "exact tensor bytes from the GGUF header");
+	return q;
+}
+
+static bool quant_wanted(const check_cfg *c, const char *label)
+{
+	if (!c->n_quants)
+		return true;
+	for (int i = 0; i < c->n_quants; i++)
+		if (strcasecmp(c->quant_ids[i], label) == 0)
+			return true;
+	return false;
+}
+
+/* hf:OWNER/REPO: one row per GGUF file of the repository. Reads the list and
+ * one header (the first file's); the others' weights are their sizes less
+ * that header's size (the headers of one repository differ only in tensor
+ * types, not in length, to within a few bytes). */
+static int hf_variants(const check_cfg *c, const cr_catalog *cat, cli_model *cm,
+		       variant *vars, int *nv)
+{
+	cli_source_opts so = CLI_SOURCE_OPTS_INIT;
+	cr_source_stats st;
+	cr_hf_entry *e = NULL;
+	cr_hf_ref ref;
+	cr_error err = { 0, "" };
+	uint64_t header = 0;
+	size_t n = 0;
+	int rc, first = -1;
+
+	so.revision = c->revision;
+	so.allow_truncated = c->header_only;
+	if ((rc = cli_hf_list(c->model_id, &so, &e, &n, &st)))
+		return rc;
+	(void)cr_hf_parse(c->model_id, &ref, &err);
+	for (size_t i = 0; i < n && *nv < MAX_QUANTS; i++) {
+		char src[CR_HF_REPO_MAX + CR_HF_PATH_MAX + 8];
+		const char *label = e[i].quant[0] ? e[i].quant : e[i].path;
+
+		if (e[i].projector || !quant_wanted(c, label))
+			continue;
+		if (first < 0) {
+			snprintf(src, sizeof(src), "hf:%s/%s", ref.repo, e[i].path);
+			if ((rc = cli_resolve_model(cat, src, &so, cm))) {
+				free(e);
+				return rc;
+			}
+			header = e[i].size > cm->weights_bytes ? e[i].size - cm->weights_bytes : 0;
+			first = (int)i;
+		}
+		vars[*nv].weights_bytes = e[i].size > header ? e[i].size - header : e[i].size;
+		snprintf(vars[*nv].label, sizeof(vars[*nv].label), "%.95s", label);
+		vars[*nv].quant = gguf_quant(*nv, vars[*nv].label, (double)vars[*nv].weights_bytes,
+					     cm->model.params);
+		(*nv)++;
+	}
+	free(e);
+	if (first < 0) {
+		fprintf(stderr, "clefrun: %s: no GGUF model file%s\n", c->model_id,
+			c->n_quants ? " of the requested quants" : "");
+		return EXIT_ERROR;
+	}
+	return 0;
+}
+
+/* The model and the rows per rig. Prints errors; returns 0 or an exit code. */
+static int resolve_variants(check_cfg *c, const cr_catalog *cat, cli_model *cm,
+			    const cr_quant **quants, int *nq, variant **out, int *nv)
+{
+	cli_source_kind kind = cli_source_classify(c->model_id);
+	cli_source_opts so = CLI_SOURCE_OPTS_INIT;
+	variant *vars = calloc(MAX_QUANTS, sizeof(variant));
+	int rc;
+
+	*out = vars;
+	*nv = 0;
+	if (!vars)
+		return EXIT_ERROR;
+	so.revision = c->revision;
+	so.allow_truncated = c->header_only;
+	if (kind == CLI_SRC_HF) {
+		cr_hf_ref ref;
+		cr_error err = { 0, "" };
+
+		if (cr_hf_parse(c->model_id, &ref, &err)) {
+			fprintf(stderr, "clefrun: %s\n", err.message);
+			return EXIT_USAGE;
+		}
+		if (ref.kind == CR_HF_REPO) {
+			if (c->best_quant) {
+				fprintf(stderr, "clefrun check: --best-quant needs a catalog model; for a repository, every file is a row already\n");
+				return EXIT_USAGE;
+			}
+			return hf_variants(c, cat, cm, vars, nv);
+		}
+	}
+	if ((rc = cli_resolve_model(cat, c->model_id, &so, cm)))
+		return rc;
+	if (cm->from_gguf) {
+		if (c->n_quants || c->best_quant) {
+			fprintf(stderr, "clefrun check: --%s does not apply to a GGUF file, whose quantization is fixed (for a repository, hf:OWNER/REPO:QUANT picks one)\n",
+				c->n_quants ? "quant" : "best-quant");
+			return EXIT_USAGE;
+		}
+		snprintf(vars[0].label, sizeof(vars[0].label), "%s", cm->file_type[0] ? cm->file_type : "GGUF");
+		vars[0].weights_bytes = cm->weights_bytes;
+		vars[0].quant = gguf_quant(0, vars[0].label, (double)cm->weights_bytes, cm->model.params);
+		*nv = 1;
+		return 0;
+	}
+	for (int i = 0; i < c->n_quants; i++) {
+		if (!(quants[(*nq)++] = cli_find_quant(cat, c->quant_ids[i])))
+			return EXIT_USAGE;
+	}
+	if (c->best_quant) {
+		/* Candidates: the --quant list, else clefrun's default set. */
+		if (!c->require_given)
+			c->require = CR_TIER_OK;
+		for (size_t i = 0; !c->n_quants && i < cr_catalog_quant_count(cat) && *nq < MAX_QUANTS; i++)
+			if (cr_decide_default_candidate(&cm->model, cr_catalog_quant_at(cat, i)))
+				quants[(*nq)++] = cr_catalog_quant_at(cat, i);
+	} else if (!c->n_quants && c->n_rigs == 1) {
+		for (size_t i = 0; i < cr_catalog_quant_count(cat) && *nq < MAX_QUANTS; i++)
+			quants[(*nq)++] = cr_catalog_quant_at(cat, i);
+	} else if (!c->n_quants) {
+		if (!(quants[(*nq)++] = cli_find_quant(cat, DEFAULT_QUANT)))
+			return EXIT_USAGE;
+	}
+	for (int i = 0; i < *nq; i++) {
+		vars[i].quant = quants[i];
+		snprintf(vars[i].label, sizeof(vars[i].label), "%s", quants[i]->id);
+	}
+	*nv = *nq;
+	if (c->best_quant && *nq == 0) {
+		fprintf(stderr, "clefrun check: --best-quant: no candidate quant\n");
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 int cmd_check(const cli_globals *g, int argc, char **argv)
 {
 	check_cfg c;
@@ -541,8 +720,10 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 	const cr_rig *rigs[MAX_RIGS];
 	const cr_quant *quants[MAX_QUANTS];
 	cr_rig *custom = NULL;
+	cli_model *cm = NULL;
+	variant *vars = NULL;
 	row *rows = NULL;
-	int nr = 0, nq = 0, n = 0, rc;
+	int nr = 0, nq = 0, nv = 0, n = 0, rc;
 
 	memset(&c, 0, sizeof(c));
 	c.g = *g;
@@ -561,14 +742,16 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 	if (!cat)
 		return EXIT_ERROR;
 	rc = EXIT_USAGE;
-	m = cli_find_model(cat, c.model_id);
 	custom = calloc(MAX_RIGS, sizeof(cr_rig));
-	if (!custom) {
+	cm = calloc(1, sizeof(*cm));
+	if (!custom || !cm) {
 		rc = EXIT_ERROR;
 		goto out;
 	}
-	if (!m)
+	if ((rc = resolve_variants(&c, cat, cm, quants, &nq, &vars, &nv)))
 		goto out;
+	rc = EXIT_USAGE;
+	m = &cm->model;
 	if (c.ctx_given && c.ctx > m->context_max) {
 		fprintf(stderr, "clefrun: --ctx %u is above %s's maximum context of %u tokens\n",
 			c.ctx, m->id, m->context_max);
@@ -586,26 +769,14 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 			if (cr_catalog_rig_at(cat, i)->reference)
 				rigs[nr++] = cr_catalog_rig_at(cat, i);
 	}
-	for (int i = 0; i < c.n_quants; i++) {
-		if (!(quants[nq++] = cli_find_quant(cat, c.quant_ids[i])))
-			goto out;
-	}
-	if (!c.n_quants && c.n_rigs == 1) {
-		for (size_t i = 0; i < cr_catalog_quant_count(cat) && nq < MAX_QUANTS; i++)
-			quants[nq++] = cr_catalog_quant_at(cat, i);
-	} else if (!c.n_quants) {
-		if (!(quants[nq++] = cli_find_quant(cat, DEFAULT_QUANT)))
-			goto out;
-	}
-
-	rows = calloc((size_t)nr * (size_t)nq, sizeof(row));
+	rows = calloc((size_t)nr * (size_t)nv, sizeof(row));
 	if (!rows) {
 		rc = EXIT_ERROR;
 		goto out;
 	}
 	rc = EXIT_OK_;
 	for (int i = 0; i < nr; i++) {
-		for (int k = 0; k < nq; k++) {
+		for (int k = 0; k < (c.best_quant ? 1 : nv); k++) {
 			cr_estimate_opts o = c.opts;
 			cr_error err = { 0, "" };
 			char why[160];
@@ -615,9 +786,24 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 			o.type_k = c.kv_k;
 			o.type_v = c.kv_v;
 			o.flash_attn = cr_estimate_resolve_flash_attn(m, rigs[i], c.fa, why, sizeof(why));
+			o.weights_bytes = vars[k].weights_bytes;
 			rows[n].rig = rigs[i];
-			rows[n].quant = quants[k];
-			s = cr_estimate_run(m, quants[k], rigs[i], &o, &rows[n].est, &err);
+			rows[n].quant = vars[k].quant;
+			memcpy(rows[n].label, vars[k].label, sizeof(rows[n].label));
+			if (c.best_quant) {
+				size_t idx = 0;
+
+				/* NOTFOUND: no quant reaches the tier; the row is the
+				 * best the rig can do, and its tier sets the exit code. */
+				s = cr_decide_best_quant(m, quants, (size_t)nq, rigs[i], &o, c.require,
+							 &idx, &rows[n].est, &err);
+				if (s == CR_ERR_NOTFOUND)
+					s = CR_OK;
+				rows[n].quant = quants[idx];
+				snprintf(rows[n].label, sizeof(rows[n].label), "%s", quants[idx]->id);
+			} else {
+				s = cr_estimate_run(m, vars[k].quant, rigs[i], &o, &rows[n].est, &err);
+			}
 			if (s) {
 				fprintf(stderr, "clefrun: %s\n", err.message);
 				rc = cli_exit_for_status(s);
@@ -625,7 +811,7 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 			}
 			snprintf(rows[n].fa_why, sizeof(rows[n].fa_why), "%s", why);
 			if (c.explain)
-				rows[n].n_terms = cr_estimate_explain(m, quants[k], rigs[i], &o, &rows[n].est,
+				rows[n].n_terms = cr_estimate_explain(m, rows[n].quant, rigs[i], &o, &rows[n].est,
 								      rows[n].terms, MAX_TERMS);
 			n++;
 		}
@@ -638,6 +824,8 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 out:
 	free(rows);
 	free(custom);
+	free(vars);
+	free(cm);
 	cr_catalog_free(cat);
 	return rc;
 }

@@ -1,6 +1,9 @@
 /* Catalog opening, id resolution with suggestions, human number formats. */
+#include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 
@@ -68,9 +71,80 @@ const cr_quant *cli_find_quant(const cr_catalog *cat, const char *id)
 	return q;
 }
 
-const cr_rig *cli_find_rig(const cr_catalog *cat, const char *id, cr_rig *scratch)
+const char *cli_rig_origin_name(cli_rig_origin o)
 {
-	const cr_rig *r;
+	static const char *const names[] = { "catalog", "custom", "detected", "saved" };
+
+	return (unsigned)o <= RIG_SAVED ? names[o] : "?";
+}
+
+int cli_userrigs_path(char *buf, size_t cap)
+{
+	cr_error err = { 0, "" };
+
+	if (cr_userrigs_path(getenv("XDG_CONFIG_HOME"), getenv("HOME"), buf, cap, &err)) {
+		fprintf(stderr, "clefrun: %s\n", err.message);
+		return -1;
+	}
+	return 0;
+}
+
+cr_user_rigs *cli_load_user_rigs(const cr_catalog *cat, const char *path, bool *exists)
+{
+	cr_user_rigs *set = NULL;
+	cr_error err = { 0, "" };
+
+	if (cr_userrigs_load(path, cat, &set, exists, &err)) {
+		fprintf(stderr, "clefrun: saved rigs: %s\n"
+				"clefrun: the file was left as it is; fix it or move it away\n",
+			err.message);
+		return NULL;
+	}
+	return set;
+}
+
+/* --rig local: this machine. CLEFRUN_DETECT_ROOT points detection at a
+ * fixture tree (tests). */
+static const cr_rig *local_rig(const cr_catalog *cat, cr_rig *scratch)
+{
+	cli_detect_cfg cfg = { NULL, NULL, false, 0, 0 };
+	cr_detect_result *r = malloc(sizeof(*r));
+	const char *root = getenv("CLEFRUN_DETECT_ROOT");
+
+	if (!r) {
+		fprintf(stderr, "clefrun: out of memory\n");
+		return NULL;
+	}
+	cfg.root = root && *root ? root : NULL;
+	if (cli_detect(cat, &cfg, r, NULL) != EXIT_OK_) {
+		free(r);
+		return NULL;
+	}
+	if (!r->rig_ok) {
+		fprintf(stderr, "clefrun: --rig local: %s\n", r->rig_problem);
+		free(r);
+		return NULL;
+	}
+	if (r->n_left_out)
+		fprintf(stderr, "clefrun: --rig local: %u GPU(s) left out (not in the catalog); see 'clefrun detect'\n",
+			r->n_left_out);
+	if (r->ram_bandwidth_guessed)
+		fprintf(stderr, "clefrun: --rig local: system RAM bandwidth is a guess (%g GB/s); "
+				"'clefrun detect --measure-bandwidth --save NAME' saves a measured rig\n",
+			r->ram_bandwidth_gbs);
+	*scratch = r->rig;
+	free(r);
+	return scratch;
+}
+
+const cr_rig *cli_resolve_rig(const cr_catalog *cat, const char *id, cr_rig *scratch,
+			      cli_rig_origin *origin)
+{
+	const cr_rig *r, *saved;
+	cr_user_rigs *set = NULL;
+	char path[4096];
+	const char *s[4];
+	size_t n;
 
 	if (strncmp(id, CR_RIG_SPEC_PREFIX, strlen(CR_RIG_SPEC_PREFIX)) == 0) {
 		cr_error err = { 0, "" };
@@ -79,12 +153,60 @@ const cr_rig *cli_find_rig(const cr_catalog *cat, const char *id, cr_rig *scratc
 			fprintf(stderr, "clefrun: --rig: %s\n", err.message);
 			return NULL;
 		}
+		*origin = RIG_CUSTOM;
 		return scratch;
 	}
 	r = cr_catalog_find_rig(cat, id);
-	if (!r)
-		suggest(cat, CR_KIND_RIG, "rig", id, "rigs");
-	return r;
+	if (r) {
+		*origin = RIG_CATALOG;
+		return r;
+	}
+	if (strcasecmp(id, CR_USERRIGS_LOCAL_ID) == 0) {
+		*origin = RIG_LOCAL;
+		return local_rig(cat, scratch);
+	}
+	/* Saved rigs only after a catalog miss: a broken saved-rigs file
+	 * never gets in the way of catalog ids. */
+	if (cli_userrigs_path(path, sizeof(path)) == 0)
+		set = cli_load_user_rigs(cat, path, NULL);
+	saved = cr_userrigs_find(set, id);
+	if (saved) {
+		*scratch = *saved;
+		cr_userrigs_free(set);
+		*origin = RIG_SAVED;
+		return scratch;
+	}
+	n = cr_userrigs_suggest(set, cat, id, s, 4);
+	fprintf(stderr, "clefrun: unknown rig '%s'", id);
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, "%s%s", i ? ", " : " (did you mean: ", s[i]);
+	fprintf(stderr, "%s; 'clefrun rigs' lists the catalog, 'clefrun rig list' your saved rigs, "
+			"'--rig local' is this machine\n", n ? ")" : "");
+	cr_userrigs_free(set);
+	return NULL;
+}
+
+const cr_rig *cli_find_rig(const cr_catalog *cat, const char *id, cr_rig *scratch)
+{
+	cli_rig_origin origin;
+
+	return cli_resolve_rig(cat, id, scratch, &origin);
+}
+
+int cli_parse_double(const char *opt, const char *s, double lo, double hi, double *out)
+{
+	char *end = NULL;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (s[0] == ' ' || s[0] == '\0' || errno || *end || !isfinite(v) || v < lo || v > hi) {
+		fprintf(stderr, "clefrun: %s: expected a number from %g to %g, got '%s'\n", opt, lo, hi,
+			s);
+		return -1;
+	}
+	*out = v;
+	return 0;
 }
 
 void cli_fmt_gib(char *buf, size_t cap, double bytes)

@@ -5,7 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <curl/curl.h>
+
 #include "cli.h"
+#include "source_model.h"
 
 static const struct {
 	const char *name;
@@ -16,6 +19,10 @@ static const struct {
 	{ "models", cmd_models, "list the catalog's models" },
 	{ "rigs", cmd_rigs, "list the catalog's rigs and devices" },
 	{ "quants", cmd_quants, "list the quantization presets" },
+	{ "inspect", cmd_inspect, "read a GGUF header (file, URL, hf:): metadata, tensor bytes, memory" },
+	{ "fit", cmd_fit, "what can this rig run: every model with its best quant, ranked" },
+	{ "rig", cmd_rig, "saved rigs: rig add | list | show | rm" },
+	{ "detect", cmd_detect, "this machine as a rig (--rig local); --save NAME stores it" },
 };
 
 static void usage(FILE *f)
@@ -65,8 +72,15 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	for (size_t k = 0; k < sizeof(commands) / sizeof(commands[0]); k++) {
-		if (strcmp(argv[i], commands[k].name) == 0)
-			return commands[k].fn(&g, argc - i, argv + i);
+		if (strcmp(argv[i], commands[k].name) == 0) {
+			/* libcurl's global state: set up here only (conventions.md). */
+			int rc = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK ? 0 : EXIT_ERROR;
+
+			if (rc == 0)
+				rc = commands[k].fn(&g, argc - i, argv + i);
+			curl_global_cleanup();
+			return rc;
+		}
 	}
 	fprintf(stderr, "clefrun: unknown command '%s'\n", argv[i]);
 	usage(stderr);

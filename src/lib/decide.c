@@ -117,6 +117,23 @@ int cr_decide_best_quant(const cr_model *model, const cr_quant *const *quants, s
 	return cr_seterr(err, CR_ERR_INVALID, "best quant of %s: no estimate", model->id);
 }
 
+bool cr_decide_default_candidate(const cr_model *m, const cr_quant *q)
+{
+	/* Legacy round-to-nearest types: a K-quant of about the same size has a
+	 * smaller perplexity increase (llama-quantize QUANT_OPTIONS; decide.h). */
+	static const char *const legacy[] = { "Q4_0", "Q4_1", "Q5_0", "Q5_1", NULL };
+
+	if (!m || !q)
+		return false;
+	for (const char *const *l = legacy; *l; l++)
+		if (strcmp(q->base_type, *l) == 0)
+			return false;
+	/* MXFP4 is an expert format (llama-quantize MXFP4_MOE). */
+	if (strcmp(q->base_type, "MXFP4") == 0)
+		return m->experts_total > 0;
+	return true;
+}
+
 static int cmp_params_bpw_speed_id(const cr_fit_row *a, const cr_fit_row *b)
 {
 	if (a->model->params != b->model->params)
@@ -147,12 +164,20 @@ int cr_decide_fit(const cr_model *const *models, size_t n_models, const cr_quant
 		  size_t n_quants, const cr_rig *rig, const cr_fit_opts *opts, cr_fit_row *rows,
 		  size_t *n_reach, cr_error *err)
 {
+	const cr_quant *cand[CR_DECIDE_MAX_QUANTS];
+	size_t map[CR_DECIDE_MAX_QUANTS], map_n, k_best = 0;
 	size_t reach = 0;
 
 	if (!rig || !opts || !n_reach || (n_models && (!models || !rows)))
 		return cr_seterr(err, CR_ERR_INVALID, "fit: missing rig, options or output");
 	if (!quants || n_quants == 0)
 		return cr_seterr(err, CR_ERR_INVALID, "fit: no candidate quants");
+	if (n_quants > CR_DECIDE_MAX_QUANTS)
+		return cr_seterr(err, CR_ERR_INVALID, "fit: at most %d candidate quants",
+				 CR_DECIDE_MAX_QUANTS);
+	for (size_t k = 0; k < n_quants; k++)
+		if (!quants[k])
+			return cr_seterr(err, CR_ERR_INVALID, "fit: candidate quant %zu is NULL", k);
 	if ((unsigned)opts->require >= CR_TIER_NOFIT)
 		return cr_seterr(err, CR_ERR_INVALID,
 				 "fit: the required tier must be fast, ok, slow or tight");
@@ -161,6 +186,7 @@ int cr_decide_fit(const cr_model *const *models, size_t n_models, const cr_quant
 		cr_fit_row *r = &rows[i];
 		cr_estimate_opts o = opts->estimate;
 		cr_error e = { 0, "" };
+		char why[160];
 		int rc;
 
 		memset(r, 0, sizeof(*r));
@@ -173,19 +199,41 @@ int cr_decide_fit(const cr_model *const *models, size_t n_models, const cr_quant
 			o.n_ctx = m->context_max < CR_DEFAULT_CTX ? m->context_max : CR_DEFAULT_CTX;
 		}
 		r->context = o.n_ctx;
+		/* As check does: flash attention "auto" is llama.cpp's per-model rule. */
+		o.flash_attn = cr_estimate_resolve_flash_attn(m, rig, opts->flash_attn, why,
+							      sizeof(why));
 		if (o.n_ctx > m->context_max) {
 			r->status = CR_FIT_CONTEXT;
 			continue;
 		}
+		if (opts->all_quants) {
+			memcpy(cand, quants, n_quants * sizeof(*cand));
+			map_n = n_quants;
+			for (size_t k = 0; k < n_quants; k++)
+				map[k] = k;
+		} else {
+			map_n = 0;
+			for (size_t k = 0; k < n_quants; k++) {
+				if (cr_decide_default_candidate(m, quants[k])) {
+					cand[map_n] = quants[k];
+					map[map_n++] = k;
+				}
+			}
+			if (!map_n)
+				return cr_seterr(err, CR_ERR_INVALID,
+						 "fit: no default candidate quant for %s (all are legacy types); weigh all quants",
+						 m->id);
+		}
 		/* A miss is a row, not an error: keep its message out of err. */
-		rc = cr_decide_best_quant(m, quants, n_quants, rig, &o, opts->require,
-					  &r->quant_index, &r->estimate, &e);
+		rc = cr_decide_best_quant(m, cand, map_n, rig, &o, opts->require, &k_best,
+					  &r->estimate, &e);
 		if (rc && rc != CR_ERR_NOTFOUND) {
 			if (err)
 				*err = e;
 			return rc;
 		}
 		r->status = rc ? CR_FIT_BELOW : CR_FIT_REACHES;
+		r->quant_index = map[k_best];
 		r->quant = quants[r->quant_index];
 		reach += !rc;
 	}

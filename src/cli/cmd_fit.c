@@ -1,0 +1,505 @@
+/*
+ * clefrun fit: what can this rig run? Every catalog model with its best
+ * quant (highest bpw that reaches --require), ranked. The choice and the
+ * ranking are the library's (cr_decide_fit, include/clefrun/decide.h); this
+ * file only selects models and formats.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <cjson/cJSON.h>
+
+#include "cli.h"
+
+enum { O_RIG = 1, O_CTX, O_REQUIRE, O_FAMILY, O_LIMIT, O_KV, O_ALL, O_QUANT, O_ALL_QUANTS,
+	O_FA, O_WORKLOAD, O_FORMAT, O_CATALOG };
+
+#define MAX_QUANTS 64
+
+static const cli_opt fit_opts[] = {
+	{ "rig", "R", "rig id, saved rig, 'local' or custom:mem_gb=..,bw_gbs=.. (required)", O_RIG },
+	{ "ctx", "N", "context in tokens (default: 8192, or the model's maximum if smaller); models with a smaller maximum are left out", O_CTX },
+	{ "require", "TIER", "tier to reach: fast, ok, slow or tight (default ok)", O_REQUIRE },
+	{ "family", "F", "only models of this family (llama, qwen, gemma, ...)", O_FAMILY },
+	{ "limit", "K", "show at most K models that reach the tier", O_LIMIT },
+	{ "kv-type", "T", "KV cache type: f16, q8_0, q4_0 (default f16)", O_KV },
+	{ "all", NULL, "also list the models that do not reach the tier, with the best they get", O_ALL },
+	{ "quant", "Q", "candidate quant; repeatable (default: every preset but the legacy Q4_0/Q4_1/Q5_0/Q5_1, and MXFP4 only for MoE)", O_QUANT },
+	{ "all-quants", NULL, "weigh every preset, legacy ones included", O_ALL_QUANTS },
+	{ "flash-attn", "MODE", "on, off or auto (default auto, resolved per model as llama.cpp does)", O_FA },
+	{ "workload", "W", "tier by chat (decode t/s, default) or decide (time-to-decision)", O_WORKLOAD },
+	{ "format", "F", "table, json, csv or markdown (default table)", O_FORMAT },
+	{ "catalog", "DIR", "read the catalog from DIR", O_CATALOG },
+	{ NULL, NULL, NULL, 0 },
+};
+
+static const char fit_usage[] =
+	"clefrun fit --rig R [--ctx N] [--require TIER] [--family F] [--limit K] [--kv-type T] [--quant Q]... [--all] [--format F]";
+static const char fit_summary[] =
+	"What can this rig run? Every catalog model with its best quant: the highest bits per\n"
+	"weight that still reaches --require, with its largest context and decode speed.\n"
+	"Ranked by: 1. total parameters, larger first (MoE: all experts); 2. bits per weight of\n"
+	"the chosen quant, higher first; 3. decode tokens/s, faster first; 4. model id.\n"
+	"Candidates leave out the legacy Q4_0/Q4_1/Q5_0/Q5_1 (a K-quant of the same size is\n"
+	"better) and MXFP4 for dense models, unless --quant or --all-quants says otherwise.\n"
+	"Exit 0 when at least one model reaches the tier, 3 when none does.";
+
+typedef struct fit_cfg {
+	const char *rig_id;
+	unsigned ctx;
+	cr_tier require;
+	const char *family;
+	unsigned limit;
+	cr_kv_type kv;
+	cr_flash_attn fa;
+	cr_workload workload;
+	bool all, all_quants;
+	const char *quant_ids[MAX_QUANTS];
+	int n_quants;
+	cli_format fmt;
+	cli_globals g;
+} fit_cfg;
+
+static int parse_args(fit_cfg *c, int argc, char **argv)
+{
+	cli_parser p;
+	const char *v;
+	int id;
+
+	cli_parser_init(&p, "clefrun fit", argc, argv);
+	while ((id = cli_next(&p, fit_opts, &v)) != CLI_OPT_END) {
+		switch (id) {
+		case CLI_OPT_HELP:
+			cli_print_help(stdout, fit_usage, fit_summary, fit_opts);
+			return -1;
+		case CLI_OPT_POSITIONAL:
+			fprintf(stderr, "clefrun fit: unexpected argument '%s' (see --help)\n", v);
+			return EXIT_USAGE;
+		case O_RIG:
+			if (c->rig_id) {
+				fprintf(stderr, "clefrun fit: --rig given twice\n");
+				return EXIT_USAGE;
+			}
+			c->rig_id = v;
+			break;
+		case O_CTX:
+			if (cli_parse_u32("--ctx", v, 1, 1ul << 30, &c->ctx))
+				return EXIT_USAGE;
+			break;
+		case O_REQUIRE:
+			if (cr_tier_parse(v, &c->require) || c->require == CR_TIER_NOFIT) {
+				fprintf(stderr, "clefrun: --require: expected fast, ok, slow or tight, got '%s'\n", v);
+				return EXIT_USAGE;
+			}
+			break;
+		case O_FAMILY:
+			c->family = v;
+			break;
+		case O_LIMIT:
+			if (cli_parse_u32("--limit", v, 1, 100000, &c->limit))
+				return EXIT_USAGE;
+			break;
+		case O_KV:
+			if (cr_kv_type_parse(v, &c->kv)) {
+				fprintf(stderr, "clefrun: --kv-type: expected f16, q8_0 or q4_0, got '%s'\n", v);
+				return EXIT_USAGE;
+			}
+			break;
+		case O_ALL:
+			c->all = true;
+			break;
+		case O_QUANT:
+			if (c->n_quants == MAX_QUANTS) {
+				fprintf(stderr, "clefrun fit: at most %d --quant\n", MAX_QUANTS);
+				return EXIT_USAGE;
+			}
+			c->quant_ids[c->n_quants++] = v;
+			break;
+		case O_ALL_QUANTS:
+			c->all_quants = true;
+			break;
+		case O_FA:
+			if (!strcmp(v, "on")) {
+				c->fa = CR_FA_ON;
+			} else if (!strcmp(v, "off")) {
+				c->fa = CR_FA_OFF;
+			} else if (!strcmp(v, "auto")) {
+				c->fa = CR_FA_AUTO;
+			} else {
+				fprintf(stderr, "clefrun: --flash-attn: expected on, off or auto, got '%s'\n", v);
+				return EXIT_USAGE;
+			}
+			break;
+		case O_WORKLOAD:
+			if (!strcmp(v, "chat")) {
+				c->workload = CR_WORKLOAD_CHAT;
+			} else if (!strcmp(v, "decide")) {
+				c->workload = CR_WORKLOAD_DECIDE;
+			} else {
+				fprintf(stderr, "clefrun: --workload: expected chat or decide, got '%s'\n", v);
+				return EXIT_USAGE;
+			}
+			break;
+		case O_FORMAT:
+			if (cli_parse_format(v, &c->fmt))
+				return EXIT_USAGE;
+			break;
+		case O_CATALOG:
+			c->g.catalog_dir = v;
+			break;
+		default:
+			return EXIT_USAGE;
+		}
+	}
+	if (!c->rig_id) {
+		fprintf(stderr, "clefrun fit: --rig is required (a rig id, a saved rig, 'local', or custom:...)\n");
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* The rows shown: the first `limit` that reach, then (with --all) the rest. */
+static bool shown(const fit_cfg *c, const cr_fit_row *r, size_t i)
+{
+	if (r->status == CR_FIT_REACHES)
+		return !c->limit || i < c->limit;
+	return c->all;
+}
+
+static void fmt_rank(char *buf, size_t cap, const cr_fit_row *r, size_t i)
+{
+	if (r->status == CR_FIT_REACHES)
+		snprintf(buf, cap, "%zu", i + 1);
+	else
+		snprintf(buf, cap, "-");
+}
+
+static void add_rate(cJSON *o, const char *key, double v, double scale)
+{
+	if (v > 0)
+		cJSON_AddNumberToObject(o, key, round(v * scale) / scale);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+static int print_json(const fit_cfg *c, const cr_rig *rig, cli_rig_origin origin,
+		      const cr_fit_row *rows, size_t n, size_t n_reach)
+{
+	cJSON *root = cJSON_CreateObject(), *ro, *res, *rank, *counts;
+	size_t below = 0, ctx = 0;
+	char *s;
+
+	cJSON_AddStringToObject(root, "schema", "clefrun.fit/1");
+	ro = cJSON_AddObjectToObject(root, "rig");
+	cJSON_AddStringToObject(ro, "id", rig->id);
+	cJSON_AddStringToObject(ro, "name", rig->name);
+	cJSON_AddStringToObject(ro, "origin", cli_rig_origin_name(origin));
+	cJSON_AddNumberToObject(ro, "memory_bytes", (double)cr_rig_memory_bytes(rig));
+	cJSON_AddStringToObject(root, "require", cr_tier_name(c->require));
+	if (c->ctx)
+		cJSON_AddNumberToObject(root, "context", c->ctx);
+	else
+		cJSON_AddNullToObject(root, "context");
+	cJSON_AddStringToObject(root, "kv_type", cr_kv_type_name(c->kv));
+	cJSON_AddStringToObject(root, "workload", c->workload == CR_WORKLOAD_DECIDE ? "decide" : "chat");
+	if (c->family)
+		cJSON_AddStringToObject(root, "family", c->family);
+	else
+		cJSON_AddNullToObject(root, "family");
+	rank = cJSON_AddArrayToObject(root, "ranking");
+	cJSON_AddItemToArray(rank, cJSON_CreateString("params"));
+	cJSON_AddItemToArray(rank, cJSON_CreateString("bpw"));
+	cJSON_AddItemToArray(rank, cJSON_CreateString("decode_tokens_per_s"));
+	cJSON_AddItemToArray(rank, cJSON_CreateString("id"));
+	for (size_t i = 0; i < n; i++) {
+		below += rows[i].status == CR_FIT_BELOW;
+		ctx += rows[i].status == CR_FIT_CONTEXT;
+	}
+	counts = cJSON_AddObjectToObject(root, "counts");
+	cJSON_AddNumberToObject(counts, "reaches", (double)n_reach);
+	cJSON_AddNumberToObject(counts, "below", (double)below);
+	cJSON_AddNumberToObject(counts, "context", (double)ctx);
+	res = cJSON_AddArrayToObject(root, "results");
+	for (size_t i = 0; i < n; i++) {
+		const cr_fit_row *r = &rows[i];
+		const cr_estimate *e = &r->estimate;
+		cJSON *o;
+
+		if (!shown(c, r, i))
+			continue;
+		o = cJSON_CreateObject();
+		if (r->status == CR_FIT_REACHES)
+			cJSON_AddNumberToObject(o, "rank", (double)(i + 1));
+		else
+			cJSON_AddNullToObject(o, "rank");
+		cJSON_AddStringToObject(o, "model", r->model->id);
+		cJSON_AddStringToObject(o, "model_name", r->model->name);
+		cJSON_AddStringToObject(o, "family", r->model->family);
+		cJSON_AddNumberToObject(o, "params", (double)r->model->params);
+		cJSON_AddNumberToObject(o, "active_params", (double)r->model->active_params);
+		cJSON_AddNumberToObject(o, "context_max", r->model->context_max);
+		cJSON_AddStringToObject(o, "status", cr_fit_status_name(r->status));
+		cJSON_AddNumberToObject(o, "context", r->context);
+		if (r->status == CR_FIT_CONTEXT) {
+			cJSON_AddNullToObject(o, "quant");
+			cJSON_AddNullToObject(o, "tier");
+			cJSON_AddItemToArray(res, o);
+			continue;
+		}
+		cJSON_AddStringToObject(o, "quant", r->quant->id);
+		cJSON_AddNumberToObject(o, "bpw", r->quant->bpw);
+		cJSON_AddNumberToObject(o, "weights_bytes", (double)e->memory.weights_bytes);
+		cJSON_AddNumberToObject(o, "total_bytes", (double)e->memory.total_bytes);
+		cJSON_AddNumberToObject(o, "available_bytes", (double)e->memory.available_bytes);
+		cJSON_AddBoolToObject(o, "fits", e->fits);
+		cJSON_AddNumberToObject(o, "max_context", e->max_context);
+		cJSON_AddNumberToObject(o, "offload_fraction", round(e->offload_fraction * 1e4) / 1e4);
+		add_rate(o, "decode_tokens_per_s", e->decode_tokens_per_s, 100);
+		add_rate(o, "prefill_tokens_per_s", e->prefill_tokens_per_s, 10);
+		add_rate(o, "time_to_decision_s", e->time_to_decision_s, 1e4);
+		cJSON_AddStringToObject(o, "tier", cr_tier_name(e->tier));
+		cJSON_AddItemToArray(res, o);
+	}
+	s = cJSON_Print(root);
+	cJSON_Delete(root);
+	if (!s) {
+		fprintf(stderr, "clefrun: out of memory\n");
+		return EXIT_ERROR;
+	}
+	puts(s);
+	free(s);
+	return EXIT_OK_;
+}
+
+static void add_csv_row(cli_table *t, const cr_fit_row *r, size_t i)
+{
+	const cr_estimate *e = &r->estimate;
+	char v[12][32];
+	const char *cells[16];
+	bool est = r->status != CR_FIT_CONTEXT;
+
+	fmt_rank(v[0], 32, r, i);
+	if (r->status != CR_FIT_REACHES)
+		v[0][0] = '\0';
+	snprintf(v[1], 32, "%llu", (unsigned long long)r->model->params);
+	snprintf(v[2], 32, "%llu", (unsigned long long)r->model->active_params);
+	snprintf(v[3], 32, "%.2f", est ? r->quant->bpw : 0.0);
+	snprintf(v[4], 32, "%u", r->context);
+	snprintf(v[5], 32, "%llu", (unsigned long long)e->memory.weights_bytes);
+	snprintf(v[6], 32, "%llu", (unsigned long long)e->memory.total_bytes);
+	snprintf(v[7], 32, "%llu", (unsigned long long)e->memory.available_bytes);
+	snprintf(v[8], 32, "%u", e->max_context);
+	snprintf(v[9], 32, "%.2f", e->decode_tokens_per_s);
+	snprintf(v[10], 32, "%.1f", e->prefill_tokens_per_s);
+	snprintf(v[11], 32, "%.4f", e->time_to_decision_s);
+	cells[0] = v[0];
+	cells[1] = r->model->id;
+	cells[2] = v[1];
+	cells[3] = v[2];
+	cells[4] = cr_fit_status_name(r->status);
+	cells[5] = est ? r->quant->id : "";
+	cells[6] = est ? v[3] : "";
+	cells[7] = v[4];
+	for (int k = 0; k < 7; k++)
+		cells[8 + k] = est ? v[5 + k] : "";
+	cells[15] = est ? cr_tier_name(e->tier) : "";
+	cli_table_add(t, cells);
+}
+
+static void add_text_row(cli_table *t, const cr_fit_row *r, size_t i)
+{
+	const cr_estimate *e = &r->estimate;
+	char rank[24], params[32], active[32], bpw[16], used[24], avail[24], mem[56], maxc[16],
+		dec[16], ttd[16];
+	const char *cells[11];
+	bool est = r->status != CR_FIT_CONTEXT;
+
+	fmt_rank(rank, sizeof(rank), r, i);
+	cli_fmt_params(params, sizeof(params), r->model->params);
+	cli_fmt_params(active, sizeof(active), r->model->active_params);
+	if (r->model->active_params == r->model->params)
+		snprintf(active, sizeof(active), "=");
+	snprintf(bpw, sizeof(bpw), "%.2f", est ? r->quant->bpw : 0.0);
+	cli_fmt_gib(used, sizeof(used), (double)e->memory.total_bytes);
+	cli_fmt_gib(avail, sizeof(avail), (double)e->memory.available_bytes);
+	snprintf(mem, sizeof(mem), "%s / %s", used, avail);
+	cli_fmt_ctx(maxc, sizeof(maxc), e->max_context);
+	cli_fmt_rate(dec, sizeof(dec), e->decode_tokens_per_s);
+	if (e->time_to_decision_s > 0)
+		snprintf(ttd, sizeof(ttd), e->time_to_decision_s < 10 ? "%.2f s" : "%.0f s",
+			 e->time_to_decision_s);
+	else
+		snprintf(ttd, sizeof(ttd), "-");
+	cells[0] = rank;
+	cells[1] = r->model->id;
+	cells[2] = params;
+	cells[3] = active;
+	cells[4] = est ? r->quant->id : "-";
+	cells[5] = est ? bpw : "-";
+	cells[6] = est ? mem : "-";
+	cells[7] = est && e->max_context ? maxc : "-";
+	cells[8] = est ? dec : "-";
+	cells[9] = est ? ttd : "-";
+	cells[10] = est ? cr_tier_name(e->tier) : "context";
+	cli_table_add(t, cells);
+}
+
+static int render(const fit_cfg *c, const cr_rig *rig, cli_rig_origin origin,
+		  const cr_fit_row *rows, size_t n, size_t n_reach)
+{
+	static const char *const text_hdr[] = { "#", "MODEL", "PARAMS", "ACTIVE", "QUANT", "BPW",
+		"MEMORY / USABLE", "MAX CTX", "DECODE t/s", "DECIDE", "TIER" };
+	static const bool text_right[] = { true, false, true, true, false, true, true, true, true,
+		true, false };
+	static const char *const csv_hdr[] = { "rank", "model", "params", "active_params", "status",
+		"quant", "bpw", "context", "weights_bytes", "total_bytes", "available_bytes",
+		"max_context", "decode_tokens_per_s", "prefill_tokens_per_s", "time_to_decision_s",
+		"tier" };
+	size_t below = 0, ctx = 0, listed = 0;
+	char ctxs[32];
+	cli_table t;
+
+	if (c->fmt == FMT_JSON)
+		return print_json(c, rig, origin, rows, n, n_reach);
+	for (size_t i = 0; i < n; i++) {
+		below += rows[i].status == CR_FIT_BELOW;
+		ctx += rows[i].status == CR_FIT_CONTEXT;
+	}
+	if (c->fmt == FMT_CSV) {
+		cli_table_init(&t, 16, csv_hdr, NULL);
+		for (size_t i = 0; i < n; i++)
+			if (shown(c, &rows[i], i))
+				add_csv_row(&t, &rows[i], i);
+		cli_table_render(&t, c->fmt, stdout);
+		cli_table_free(&t);
+		return EXIT_OK_;
+	}
+	if (c->ctx)
+		cli_fmt_ctx(ctxs, sizeof(ctxs), c->ctx);
+	printf("%s%s (%s)%s: %s%s%smodels that reach \"%s\" at %s, KV %s, best quant each\n",
+	       c->fmt == FMT_MARKDOWN ? "**" : "", rig->name, rig->id,
+	       c->fmt == FMT_MARKDOWN ? "**" : "", c->family ? "the " : "",
+	       c->family ? c->family : "", c->family ? " " : "", cr_tier_name(c->require),
+	       c->ctx ? ctxs : "8k context (or the model's maximum if smaller)",
+	       cr_kv_type_name(c->kv));
+	if (c->workload == CR_WORKLOAD_DECIDE)
+		printf("Tiers by time-to-decision (--workload decide). ");
+	printf("Ranked by total parameters, then bits per weight, then decode speed.\n\n");
+	cli_table_init(&t, 11, text_hdr, text_right);
+	for (size_t i = 0; i < n; i++) {
+		if (!shown(c, &rows[i], i))
+			continue;
+		add_text_row(&t, &rows[i], i);
+		listed++;
+	}
+	if (listed)
+		cli_table_render(&t, c->fmt, stdout);
+	else
+		printf("No model reaches \"%s\" on this rig.\n", cr_tier_name(c->require));
+	cli_table_free(&t);
+	printf("\n");
+	if (c->limit && n_reach > c->limit)
+		printf("%zu more models reach \"%s\" (--limit %u).\n", n_reach - c->limit,
+		       cr_tier_name(c->require), c->limit);
+	if (below && !c->all)
+		printf("%zu model%s do%s not reach \"%s\" (--all lists them with the best they get).\n",
+		       below, below == 1 ? "" : "s", below == 1 ? "es" : "", cr_tier_name(c->require));
+	if (ctx)
+		printf("%zu model%s a maximum context below --ctx %u%s.\n", ctx,
+		       ctx == 1 ? " has" : "s have", c->ctx, c->all ? " (tier \"context\")" : "");
+	printf("MEMORY at the context used; DECODE with a full cache; DECIDE = prefill of a 2048-token prompt.\n");
+	return EXIT_OK_;
+}
+
+int cmd_fit(const cli_globals *g, int argc, char **argv)
+{
+	fit_cfg c;
+	cr_catalog *cat = NULL;
+	const cr_model **models = NULL;
+	const cr_quant **quants = NULL;
+	cr_fit_row *rows = NULL;
+	cr_rig scratch;
+	const cr_rig *rig;
+	cli_rig_origin origin;
+	cr_fit_opts fo = CR_FIT_OPTS_INIT;
+	cr_error err = { 0, "" };
+	size_t nm = 0, nq, n_reach = 0;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	c.g = *g;
+	c.require = CR_TIER_OK;
+	c.kv = CR_KV_F16;
+	c.fa = CR_FA_AUTO;
+	c.workload = CR_WORKLOAD_CHAT;
+	rc = parse_args(&c, argc, argv);
+	if (rc)
+		return rc < 0 ? EXIT_OK_ : rc;
+	if (!(cat = cli_open_catalog(&c.g)))
+		return EXIT_ERROR;
+	rc = EXIT_USAGE;
+	if (!(rig = cli_resolve_rig(cat, c.rig_id, &scratch, &origin)))
+		goto out;
+	nq = cr_catalog_quant_count(cat);
+	models = calloc(cr_catalog_model_count(cat) + 1, sizeof(*models));
+	quants = calloc(nq + MAX_QUANTS + 1, sizeof(*quants));
+	rows = calloc(cr_catalog_model_count(cat) + 1, sizeof(*rows));
+	if (!models || !quants || !rows) {
+		fprintf(stderr, "clefrun: out of memory\n");
+		rc = EXIT_ERROR;
+		goto out;
+	}
+	if (c.n_quants) {
+		/* Explicit candidates are weighed as given. */
+		nq = 0;
+		for (int i = 0; i < c.n_quants; i++)
+			if (!(quants[nq++] = cli_find_quant(cat, c.quant_ids[i])))
+				goto out;
+	} else {
+		for (size_t i = 0; i < nq; i++)
+			quants[i] = cr_catalog_quant_at(cat, i);
+	}
+	for (size_t i = 0; i < cr_catalog_model_count(cat); i++) {
+		const cr_model *m = cr_catalog_model_at(cat, i);
+
+		if (!c.family || strcasecmp(m->family, c.family) == 0)
+			models[nm++] = m;
+	}
+	if (!nm) {
+		fprintf(stderr, "clefrun fit: no model of family '%s'; families:", c.family);
+		for (size_t i = 0; i < cr_catalog_model_count(cat); i++) {
+			const char *f = cr_catalog_model_at(cat, i)->family;
+			bool dup = false;
+
+			for (size_t k = 0; k < i && !dup; k++)
+				dup = strcmp(cr_catalog_model_at(cat, k)->family, f) == 0;
+			if (!dup)
+				fprintf(stderr, " %s", f);
+		}
+		fprintf(stderr, "\n");
+		goto out;
+	}
+	fo.n_ctx = c.ctx;
+	fo.require = c.require;
+	fo.all_quants = c.all_quants || c.n_quants > 0;
+	fo.flash_attn = c.fa;
+	fo.estimate.workload = c.workload;
+	fo.estimate.type_k = fo.estimate.type_v = c.kv;
+	rc = cr_decide_fit(models, nm, quants, nq, rig, &fo, rows, &n_reach, &err);
+	if (rc) {
+		fprintf(stderr, "clefrun: %s\n", err.message);
+		rc = cli_exit_for_status(rc);
+		goto out;
+	}
+	rc = render(&c, rig, origin, rows, nm, n_reach);
+	if (rc == EXIT_OK_ && n_reach == 0)
+		rc = EXIT_NOFIT;
+out:
+	free(rows);
+	free(models);
+	free(quants);
+	cr_catalog_free(cat);
+	return rc;
+}

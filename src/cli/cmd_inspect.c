@@ -1,0 +1,665 @@
+/*
+ * clefrun inspect SOURCE: what a GGUF header says (architecture, parameters,
+ * exact tensor bytes by type, the metadata that sizes memory) and the memory
+ * it takes at --ctx (weights + KV cache + recurrent state, from the same
+ * estimator functions check uses). hf:OWNER/REPO lists the repository's
+ * GGUF files instead. JSON schema: "clefrun.inspect/1" (docs/gguf.md).
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "source_model.h"
+
+enum { O_CTX = 1, O_KV, O_FORMAT, O_REVISION, O_HEADER_ONLY };
+
+static const cli_opt inspect_opts[] = {
+	{ "ctx", "N", "context for the memory breakdown (default 8192, capped at the model's)", O_CTX },
+	{ "kv-type", "T", "KV cache type: f16, q8_0, q4_0 (default f16)", O_KV },
+	{ "format", "F", "table, json, csv or markdown (default table)", O_FORMAT },
+	{ "revision", "R", "Hugging Face revision: branch, tag or commit (default main)", O_REVISION },
+	{ "header-only", NULL, "accept a file cut after its header (tensor data missing)", O_HEADER_ONLY },
+	{ NULL, NULL, NULL, 0 },
+};
+
+static const char inspect_usage[] =
+	"clefrun inspect SOURCE [--ctx N] [--kv-type T] [--format F] [--revision R] [--header-only]";
+static const char inspect_summary[] =
+	"Read a GGUF header: architecture, parameters, exact tensor bytes by type, the metadata\n"
+	"that sizes memory, and weights + KV cache + state at --ctx. SOURCE is a path, an\n"
+	"http(s) URL, hf:OWNER/REPO/FILE.gguf, hf:OWNER/REPO:QUANT, or hf:OWNER/REPO (lists\n"
+	"the repository's GGUF files). HF_ENDPOINT, HF_TOKEN and HF_HOME are honoured.";
+
+typedef struct inspect_cfg {
+	const char *source;
+	unsigned ctx;
+	bool ctx_given;
+	cr_kv_type kv;
+	cli_format fmt;
+	cli_source_opts so;
+} inspect_cfg;
+
+static int parse_args(inspect_cfg *c, int argc, char **argv)
+{
+	cli_parser p;
+	const char *v;
+	int id;
+
+	cli_parser_init(&p, "clefrun inspect", argc, argv);
+	while ((id = cli_next(&p, inspect_opts, &v)) != CLI_OPT_END) {
+		switch (id) {
+		case CLI_OPT_HELP:
+			cli_print_help(stdout, inspect_usage, inspect_summary, inspect_opts);
+			return -1;
+		case CLI_OPT_POSITIONAL:
+			if (c->source) {
+				fprintf(stderr, "clefrun inspect: one SOURCE only (got '%s' and '%s')\n", c->source, v);
+				return EXIT_USAGE;
+			}
+			c->source = v;
+			break;
+		case O_CTX:
+			if (cli_parse_u32("--ctx", v, 1, 1ul << 30, &c->ctx))
+				return EXIT_USAGE;
+			c->ctx_given = true;
+			break;
+		case O_KV:
+			if (cr_kv_type_parse(v, &c->kv)) {
+				fprintf(stderr, "clefrun: --kv-type: expected f16, q8_0 or q4_0, got '%s'\n", v);
+				return EXIT_USAGE;
+			}
+			break;
+		case O_FORMAT:
+			if (cli_parse_format(v, &c->fmt))
+				return EXIT_USAGE;
+			break;
+		case O_REVISION:
+			c->so.revision = v;
+			break;
+		case O_HEADER_ONLY:
+			c->so.allow_truncated = true;
+			break;
+		default:
+			return EXIT_USAGE;
+		}
+	}
+	if (!c->source) {
+		fprintf(stderr, "clefrun inspect: a SOURCE is required (see --help)\n");
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int emit_json(cJSON *root)
+{
+	char *s = root ? cJSON_Print(root) : NULL;
+
+	cJSON_Delete(root);
+	if (!s) {
+		fprintf(stderr, "clefrun: out of memory\n");
+		return EXIT_ERROR;
+	}
+	puts(s);
+	free(s);
+	return EXIT_OK_;
+}
+
+static void fmt_bytes(char *buf, size_t cap, uint64_t b)
+{
+	if (b < (1u << 20))
+		snprintf(buf, cap, "%.1f KiB", (double)b / 1024.0);
+	else if (b < (1ull << 30))
+		snprintf(buf, cap, "%.1f MiB", (double)b / 1048576.0);
+	else
+		cli_fmt_gib(buf, cap, (double)b);
+}
+
+/* ---- hf:OWNER/REPO: the file list -------------------------------------------- */
+
+static int inspect_repo(const inspect_cfg *c)
+{
+	static const char *const hdr[] = { "FILE", "QUANT", "SIZE", "PARTS" };
+	static const bool right[] = { false, false, true, true };
+	cr_hf_entry *e;
+	size_t n;
+	cr_source_stats st = { 0, 0, 0 };
+	int rc = cli_hf_list(c->source, &c->so, &e, &n, &st);
+	cli_table t;
+
+	if (rc)
+		return rc;
+	if (c->fmt == FMT_JSON) {
+		cJSON *root = cJSON_CreateObject(), *files;
+
+		cJSON_AddStringToObject(root, "schema", "clefrun.inspect/1");
+		cJSON_AddStringToObject(root, "source", c->source);
+		files = cJSON_AddArrayToObject(root, "files");
+		for (size_t i = 0; i < n; i++) {
+			cJSON *o = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(o, "path", e[i].path);
+			if (e[i].quant[0])
+				cJSON_AddStringToObject(o, "quant", e[i].quant);
+			else
+				cJSON_AddNullToObject(o, "quant");
+			cJSON_AddNumberToObject(o, "bytes", (double)e[i].size);
+			cJSON_AddNumberToObject(o, "parts", e[i].parts);
+			cJSON_AddNumberToObject(o, "split_count", e[i].split_count);
+			cJSON_AddBoolToObject(o, "projector", e[i].projector);
+			cJSON_AddItemToArray(files, o);
+		}
+		free(e);
+		return emit_json(root);
+	}
+	cli_table_init(&t, 4, hdr, right);
+	for (size_t i = 0; i < n; i++) {
+		char size[32], parts[32];
+		const char *cells[4];
+
+		if (c->fmt == FMT_CSV)
+			snprintf(size, sizeof(size), "%" PRIu64, e[i].size);
+		else
+			fmt_bytes(size, sizeof(size), e[i].size);
+		if (e[i].parts == e[i].split_count)
+			snprintf(parts, sizeof(parts), "%u", e[i].parts);
+		else
+			snprintf(parts, sizeof(parts), "%u of %u", e[i].parts, e[i].split_count);
+		cells[0] = e[i].path;
+		cells[1] = e[i].projector ? "(projector)" : e[i].quant[0] ? e[i].quant : "-";
+		cells[2] = size;
+		cells[3] = parts;
+		cli_table_add(&t, cells);
+	}
+	if (c->fmt != FMT_CSV)
+		printf("%s: %zu GGUF file%s\n\n", c->source, n, n == 1 ? "" : "s");
+	cli_table_render(&t, c->fmt, stdout);
+	cli_table_free(&t);
+	free(e);
+	return EXIT_OK_;
+}
+
+/* ---- one model -------------------------------------------------------------------- */
+
+typedef struct mem {
+	uint32_t ctx;
+	uint64_t weights, kv, state, per_token;
+} mem;
+
+static void memory_at(const cr_gguf_model *gm, const inspect_cfg *c, mem *out)
+{
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_quant none;
+	uint64_t a, b;
+
+	memset(&none, 0, sizeof(none));
+	o.n_ctx = out->ctx;
+	o.type_k = o.type_v = c->kv;
+	o.weights_bytes = gm->weights_bytes;
+	out->weights = cr_estimate_weights_bytes(&gm->model, &none, &o);
+	out->kv = cr_estimate_kv_bytes(&gm->model, &o);
+	out->state = cr_estimate_state_bytes(&gm->model, &o);
+	/* Growth per token past every sliding window: full-attention layers only. */
+	o.n_ctx = 1u << 24;
+	a = cr_estimate_kv_bytes(&gm->model, &o);
+	o.n_ctx += 256;
+	b = cr_estimate_kv_bytes(&gm->model, &o);
+	out->per_token = (b - a) / 256;
+}
+
+/* "F" full, "S" sliding, "L" linear/recurrent, "-" no KV: one letter a layer. */
+static void layer_string(const cr_model *m, char *buf, size_t cap)
+{
+	size_t i;
+
+	for (i = 0; i < m->n_layers && i + 1 < cap; i++) {
+		char k = m->layer_kind[i] == CR_LAYER_SLIDING   ? 'S'
+			 : m->layer_kind[i] == CR_LAYER_RECURRENT ? 'L'
+								  : 'F';
+
+		buf[i] = (k == 'F' && !m->kv_heads[i]) ? '-' : k;
+	}
+	buf[i] = '\0';
+}
+
+static bool kv_uniform(const cr_model *m, unsigned *value)
+{
+	unsigned v = 0;
+	bool set = false;
+
+	for (uint32_t i = 0; i < m->n_layers; i++) {
+		if (m->layer_kind[i] == CR_LAYER_RECURRENT || !m->kv_heads[i])
+			continue;
+		if (set && m->kv_heads[i] != v)
+			return false;
+		v = m->kv_heads[i];
+		set = true;
+	}
+	*value = v;
+	return true;
+}
+
+/* Metadata shown as is: scalars, except long tokenizer and template text. */
+static bool show_key(const char *key, cr_gguf_type t)
+{
+	return t != CR_GGUF_ARRAY && strncmp(key, "tokenizer.", 10) != 0 &&
+	       strcmp(key, "general.alignment") != 0;
+}
+
+typedef struct rows {
+	cli_table *t;
+	bool csv;
+} rows;
+
+static void row(rows *r, const char *field, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void row(rows *r, const char *field, const char *fmt, ...)
+{
+	char value[1024];
+	const char *cells[2];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(value, sizeof(value), fmt, ap);
+	va_end(ap);
+	cells[0] = field;
+	cells[1] = value;
+	cli_table_add(r->t, cells);
+}
+
+static size_t tensor_total(const cli_gguf *g)
+{
+	size_t n = 0;
+
+	for (size_t p = 0; p < g->n_parts; p++)
+		n += cr_gguf_tensor_count(g->parts[p]);
+	return n;
+}
+
+static void model_rows(rows *r, const cli_gguf *g, const cr_gguf_model *gm, const mem *mm,
+		       const inspect_cfg *c)
+{
+	const cr_model *m = &gm->model;
+	char a[64], b[64], layers[CR_MAX_LAYERS + 1];
+	unsigned kvu;
+
+	row(r, "source", "%s", g->location);
+	row(r, "gguf", "v%u, %zu part%s, %zu tensors, %zu metadata pairs, header %" PRIu64 " bytes",
+	    cr_gguf_version(g->parts[0]), g->n_parts, g->n_parts == 1 ? "" : "s", tensor_total(g),
+	    cr_gguf_kv_count(g->parts[0]), cr_gguf_data_offset(g->parts[0]));
+	row(r, "name", "%s", m->name);
+	row(r, "architecture", "%s%s", m->arch, gm->generic ? " (not known to clefrun: standard keys, full attention)" : "");
+	if (gm->file_type[0])
+		row(r, "file type", "%s", gm->file_type);
+	cli_fmt_params(a, sizeof(a), m->params);
+	cli_fmt_params(b, sizeof(b), m->active_params);
+	row(r, "parameters", "%" PRIu64 " (%s)", m->params, a);
+	if (m->active_params != m->params)
+		row(r, "active parameters", "%" PRIu64 " (%s)", m->active_params, b);
+	row(r, "context length", "%u", m->context_max);
+	row(r, "layers", "%u (%u keep a KV cache)", m->n_layers, cr_model_kv_layers(m));
+	layer_string(m, layers, sizeof(layers));
+	row(r, "layer kinds", "%s", layers);
+	row(r, "hidden size", "%u", m->hidden);
+	row(r, "feed-forward size", "%u%s", m->ffn, m->experts_total ? " (one expert)" : "");
+	row(r, "attention heads", "%u", m->n_heads);
+	if (kv_uniform(m, &kvu)) {
+		row(r, "KV heads", "%u", kvu);
+	} else {
+		char list[CR_MAX_LAYERS * 6 + 1];
+		size_t k = 0;
+
+		for (uint32_t i = 0; i < m->n_layers && k + 7 < sizeof(list); i++)
+			k += (size_t)snprintf(list + k, sizeof(list) - k, "%s%u", i ? "," : "", m->kv_heads[i]);
+		row(r, "KV heads", "per layer: %s", list);
+	}
+	row(r, "head size", "K %u, V %u", m->head_dim_k, m->head_dim_v);
+	if (m->window)
+		row(r, "sliding window", "%u tokens on %u of %u layers%s", m->window,
+		    cr_model_count_layers(m, CR_LAYER_SLIDING), m->n_layers,
+		    gm->swa_period ? "" : " (per-layer pattern)");
+	if (gm->swa_period)
+		row(r, "sliding-window period", "%u", gm->swa_period);
+	if (cr_model_count_layers(m, CR_LAYER_RECURRENT)) {
+		row(r, "linear-attention layers", "%u", cr_model_count_layers(m, CR_LAYER_RECURRENT));
+		if (gm->full_attention_interval)
+			row(r, "full-attention interval", "%u", gm->full_attention_interval);
+		row(r, "recurrent state", "k %u × %u, v %u × %u, conv kernel %u", m->linear.k_heads,
+		    m->linear.k_head_dim, m->linear.v_heads, m->linear.v_head_dim, m->linear.conv_kernel);
+	}
+	if (gm->nextn_layers)
+		row(r, "MTP layers", "%u (no KV cache)", gm->nextn_layers);
+	if (m->mla)
+		row(r, "MLA", "kv_lora_rank %u, rope %u: one %u-wide K row per token and layer",
+		    m->mla_kv_lora_rank, m->mla_rope_dim, m->mla_kv_lora_rank + m->mla_rope_dim);
+	if (m->experts_total)
+		row(r, "experts", "%u, %u used, %u shared", m->experts_total, m->experts_used, m->experts_shared);
+	row(r, "vocabulary", "%u", m->vocab);
+	row(r, "tied embeddings", "%s", m->tied_embeddings ? "yes" : "no");
+	row(r, "file size", "%" PRIu64, g->file_bytes);
+	row(r, "tensor bytes", "%" PRIu64, gm->weights_bytes);
+	(void)mm;
+	(void)c;
+}
+
+static void metadata_rows(rows *r, const cr_gguf *g)
+{
+	for (size_t i = 0; i < cr_gguf_kv_count(g); i++) {
+		const char *key = cr_gguf_kv_key(g, i);
+		char v[256];
+
+		if (!show_key(key, cr_gguf_kv_type(g, i)))
+			continue;
+		cr_gguf_kv_format(g, i, v, sizeof(v));
+		row(r, key, "%s", v);
+	}
+}
+
+/* Tensors and bytes by ggml type over all parts. */
+typedef struct type_sum {
+	uint64_t bytes, count, elements;
+} type_sum;
+
+static void sum_types(const cli_gguf *g, type_sum *ts)
+{
+	memset(ts, 0, sizeof(*ts) * CR_GGML_TYPE_COUNT);
+	for (size_t p = 0; p < g->n_parts; p++)
+		for (size_t i = 0; i < cr_gguf_tensor_count(g->parts[p]); i++) {
+			const cr_gguf_tensor *t = cr_gguf_tensor_at(g->parts[p], i);
+
+			ts[t->type].bytes += t->bytes;
+			ts[t->type].count++;
+			ts[t->type].elements += t->n_elements;
+		}
+}
+
+static int print_json(const inspect_cfg *c, const cli_gguf *g, const cr_gguf_model *gm,
+		      const mem *mm, const type_sum *ts)
+{
+	const cr_model *m = &gm->model;
+	cJSON *root = cJSON_CreateObject(), *o, *arr, *md;
+	char layers[CR_MAX_LAYERS + 1];
+
+	cJSON_AddStringToObject(root, "schema", "clefrun.inspect/1");
+	cJSON_AddStringToObject(root, "source", c->source);
+	cJSON_AddStringToObject(root, "location", g->location);
+	o = cJSON_AddObjectToObject(root, "gguf");
+	cJSON_AddNumberToObject(o, "version", cr_gguf_version(g->parts[0]));
+	cJSON_AddNumberToObject(o, "parts", (double)g->n_parts);
+	cJSON_AddNumberToObject(o, "tensor_count", (double)tensor_total(g));
+	cJSON_AddNumberToObject(o, "kv_count", (double)cr_gguf_kv_count(g->parts[0]));
+	cJSON_AddNumberToObject(o, "alignment", cr_gguf_alignment(g->parts[0]));
+	cJSON_AddNumberToObject(o, "header_bytes", (double)cr_gguf_data_offset(g->parts[0]));
+	cJSON_AddNumberToObject(o, "file_bytes", (double)g->file_bytes);
+
+	o = cJSON_AddObjectToObject(root, "model");
+	cJSON_AddStringToObject(o, "id", m->id);
+	cJSON_AddStringToObject(o, "name", m->name);
+	cJSON_AddStringToObject(o, "arch", m->arch);
+	cJSON_AddBoolToObject(o, "generic", gm->generic);
+	if (gm->file_type[0])
+		cJSON_AddStringToObject(o, "file_type", gm->file_type);
+	else
+		cJSON_AddNullToObject(o, "file_type");
+	cJSON_AddNumberToObject(o, "params", (double)m->params);
+	cJSON_AddNumberToObject(o, "active_params", (double)m->active_params);
+	cJSON_AddNumberToObject(o, "context_max", m->context_max);
+	cJSON_AddNumberToObject(o, "layers", m->n_layers);
+	cJSON_AddNumberToObject(o, "kv_layers", cr_model_kv_layers(m));
+	layer_string(m, layers, sizeof(layers));
+	cJSON_AddStringToObject(o, "layer_kinds", layers);
+	cJSON_AddNumberToObject(o, "hidden", m->hidden);
+	cJSON_AddNumberToObject(o, "ffn", m->ffn);
+	cJSON_AddNumberToObject(o, "heads", m->n_heads);
+	arr = cJSON_AddArrayToObject(o, "kv_heads");
+	for (uint32_t i = 0; i < m->n_layers; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateNumber(m->kv_heads[i]));
+	cJSON_AddNumberToObject(o, "head_dim_k", m->head_dim_k);
+	cJSON_AddNumberToObject(o, "head_dim_v", m->head_dim_v);
+	cJSON_AddNumberToObject(o, "sliding_window", m->window);
+	cJSON_AddNumberToObject(o, "swa_period", gm->swa_period);
+	cJSON_AddNumberToObject(o, "full_attention_interval", gm->full_attention_interval);
+	cJSON_AddNumberToObject(o, "nextn_layers", gm->nextn_layers);
+	if (cr_model_count_layers(m, CR_LAYER_RECURRENT)) {
+		cJSON *la = cJSON_AddObjectToObject(o, "linear_attention");
+
+		cJSON_AddNumberToObject(la, "k_heads", m->linear.k_heads);
+		cJSON_AddNumberToObject(la, "k_head_dim", m->linear.k_head_dim);
+		cJSON_AddNumberToObject(la, "v_heads", m->linear.v_heads);
+		cJSON_AddNumberToObject(la, "v_head_dim", m->linear.v_head_dim);
+		cJSON_AddNumberToObject(la, "conv_kernel", m->linear.conv_kernel);
+	} else {
+		cJSON_AddNullToObject(o, "linear_attention");
+	}
+	if (m->mla) {
+		cJSON *ml = cJSON_AddObjectToObject(o, "mla");
+
+		cJSON_AddNumberToObject(ml, "kv_lora_rank", m->mla_kv_lora_rank);
+		cJSON_AddNumberToObject(ml, "rope_dim", m->mla_rope_dim);
+	} else {
+		cJSON_AddNullToObject(o, "mla");
+	}
+	if (m->experts_total) {
+		cJSON *ex = cJSON_AddObjectToObject(o, "experts");
+
+		cJSON_AddNumberToObject(ex, "total", m->experts_total);
+		cJSON_AddNumberToObject(ex, "used", m->experts_used);
+		cJSON_AddNumberToObject(ex, "shared", m->experts_shared);
+		cJSON_AddNumberToObject(ex, "params", (double)gm->expert_params);
+	} else {
+		cJSON_AddNullToObject(o, "experts");
+	}
+	cJSON_AddNumberToObject(o, "vocab", m->vocab);
+	cJSON_AddBoolToObject(o, "tied_embeddings", m->tied_embeddings);
+
+	o = cJSON_AddObjectToObject(root, "tensors");
+	cJSON_AddNumberToObject(o, "bytes", (double)gm->weights_bytes);
+	arr = cJSON_AddArrayToObject(o, "by_type");
+	for (uint32_t t = 0; t < CR_GGML_TYPE_COUNT; t++) {
+		cJSON *e;
+
+		if (!ts[t].count)
+			continue;
+		e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "type", cr_ggml_type_name(t));
+		cJSON_AddNumberToObject(e, "tensors", (double)ts[t].count);
+		cJSON_AddNumberToObject(e, "elements", (double)ts[t].elements);
+		cJSON_AddNumberToObject(e, "bytes", (double)ts[t].bytes);
+		cJSON_AddItemToArray(arr, e);
+	}
+
+	o = cJSON_AddObjectToObject(root, "memory");
+	cJSON_AddNumberToObject(o, "context", mm->ctx);
+	cJSON_AddStringToObject(o, "kv_type", cr_kv_type_name(c->kv));
+	cJSON_AddNumberToObject(o, "weights_bytes", (double)mm->weights);
+	cJSON_AddNumberToObject(o, "kv_bytes", (double)mm->kv);
+	cJSON_AddNumberToObject(o, "kv_bytes_per_token", (double)mm->per_token);
+	cJSON_AddNumberToObject(o, "state_bytes", (double)mm->state);
+	cJSON_AddNumberToObject(o, "total_bytes", (double)(mm->weights + mm->kv + mm->state));
+
+	md = cJSON_AddObjectToObject(root, "metadata");
+	for (size_t i = 0; i < cr_gguf_kv_count(g->parts[0]); i++) {
+		const char *key = cr_gguf_kv_key(g->parts[0], i);
+		char v[256];
+
+		if (!show_key(key, cr_gguf_kv_type(g->parts[0], i)))
+			continue;
+		cr_gguf_kv_format(g->parts[0], i, v, sizeof(v));
+		cJSON_AddStringToObject(md, key, v);
+	}
+	if (g->remote) {
+		o = cJSON_AddObjectToObject(root, "remote");
+		cJSON_AddNumberToObject(o, "requests", (double)g->stats.requests);
+		cJSON_AddNumberToObject(o, "bytes", (double)g->stats.bytes_fetched);
+	}
+	return emit_json(root);
+}
+
+static int print_text(const inspect_cfg *c, const cli_gguf *g, const cr_gguf_model *gm,
+		      const mem *mm, const type_sum *ts)
+{
+	static const char *const kv_hdr[] = { "FIELD", "VALUE" };
+	static const char *const ty_hdr[] = { "TYPE", "TENSORS", "BYTES", "SHARE" };
+	static const bool ty_right[] = { false, true, true, true };
+	static const char *const mem_hdr[] = { "MEMORY", "BYTES", "" };
+	static const bool mem_right[] = { false, true, true };
+	bool csv = c->fmt == FMT_CSV;
+	cli_table t;
+	rows r = { &t, csv };
+	char x[64], y[64];
+
+	cli_table_init(&t, 2, kv_hdr, NULL);
+	model_rows(&r, g, gm, mm, c);
+	if (csv) {
+		/* One table: fields, then bytes by type and the memory parts. */
+		for (uint32_t k = 0; k < CR_GGML_TYPE_COUNT; k++) {
+			char f[48];
+
+			if (!ts[k].count)
+				continue;
+			snprintf(f, sizeof(f), "bytes.%s", cr_ggml_type_name(k));
+			row(&r, f, "%" PRIu64, ts[k].bytes);
+		}
+		row(&r, "memory.context", "%u", mm->ctx);
+		row(&r, "memory.kv_type", "%s", cr_kv_type_name(c->kv));
+		row(&r, "memory.weights_bytes", "%" PRIu64, mm->weights);
+		row(&r, "memory.kv_bytes", "%" PRIu64, mm->kv);
+		row(&r, "memory.kv_bytes_per_token", "%" PRIu64, mm->per_token);
+		row(&r, "memory.state_bytes", "%" PRIu64, mm->state);
+		row(&r, "memory.total_bytes", "%" PRIu64, mm->weights + mm->kv + mm->state);
+		metadata_rows(&r, g->parts[0]);
+		cli_table_render(&t, FMT_CSV, stdout);
+		cli_table_free(&t);
+		return EXIT_OK_;
+	}
+	if (c->fmt == FMT_MARKDOWN)
+		printf("## %s\n\n", gm->model.name);
+	cli_table_render(&t, c->fmt, stdout);
+	cli_table_free(&t);
+
+	printf("\n");
+	cli_table_init(&t, 4, ty_hdr, ty_right);
+	for (uint32_t k = 0; k < CR_GGML_TYPE_COUNT; k++) {
+		char n[24], share[16];
+		const char *cells[4];
+
+		if (!ts[k].count)
+			continue;
+		snprintf(n, sizeof(n), "%" PRIu64, ts[k].count);
+		fmt_bytes(x, sizeof(x), ts[k].bytes);
+		snprintf(share, sizeof(share), "%.1f%%",
+			 gm->weights_bytes ? 100.0 * (double)ts[k].bytes / (double)gm->weights_bytes : 0.0);
+		cells[0] = cr_ggml_type_name(k);
+		cells[1] = n;
+		cells[2] = x;
+		cells[3] = share;
+		cli_table_add(&t, cells);
+	}
+	cli_table_render(&t, c->fmt, stdout);
+	cli_table_free(&t);
+
+	printf("\nMemory at a context of %u tokens, KV %s, one sequence (llama.cpp; compute buffers\n"
+	       "and runtime overhead depend on the rig: see 'clefrun check --model %s'):\n\n",
+	       mm->ctx, cr_kv_type_name(c->kv), c->source);
+	cli_table_init(&t, 3, mem_hdr, mem_right);
+	{
+		const char *cells[3];
+		char pt[64];
+
+		fmt_bytes(x, sizeof(x), mm->weights);
+		cells[0] = "weights";
+		cells[1] = x;
+		cells[2] = "exact tensor bytes";
+		cli_table_add(&t, cells);
+		fmt_bytes(x, sizeof(x), mm->kv);
+		snprintf(pt, sizeof(pt), "%.1f KiB per token", (double)mm->per_token / 1024.0);
+		cells[0] = "KV cache";
+		cells[1] = x;
+		cells[2] = pt;
+		cli_table_add(&t, cells);
+		if (mm->state) {
+			fmt_bytes(x, sizeof(x), mm->state);
+			cells[0] = "recurrent state";
+			cells[1] = x;
+			cells[2] = "fixed, per sequence";
+			cli_table_add(&t, cells);
+		}
+		fmt_bytes(y, sizeof(y), mm->weights + mm->kv + mm->state);
+		cells[0] = "total";
+		cells[1] = y;
+		cells[2] = "";
+		cli_table_add(&t, cells);
+	}
+	cli_table_render(&t, c->fmt, stdout);
+	cli_table_free(&t);
+	if (g->remote)
+		printf("\nRead %" PRIu64 " bytes in %" PRIu64 " HTTP request%s.\n", g->stats.bytes_fetched,
+		       g->stats.requests, g->stats.requests == 1 ? "" : "s");
+	return EXIT_OK_;
+}
+
+int cmd_inspect(const cli_globals *g0, int argc, char **argv)
+{
+	inspect_cfg c;
+	cli_gguf *g;
+	cr_gguf_model *gm;
+	cr_error err = { 0, "" };
+	type_sum ts[CR_GGML_TYPE_COUNT];
+	mem mm;
+	int rc;
+
+	(void)g0;
+	memset(&c, 0, sizeof(c));
+	c.kv = CR_KV_F16;
+	rc = parse_args(&c, argc, argv);
+	if (rc)
+		return rc < 0 ? EXIT_OK_ : rc;
+	if (cli_source_classify(c.source) == CLI_SRC_CATALOG) {
+		fprintf(stderr,
+			"clefrun inspect: '%s' is not a GGUF source (a path, an http(s) URL or hf:OWNER/REPO...); catalog models: 'clefrun models'\n",
+			c.source);
+		return EXIT_USAGE;
+	}
+	if (cli_source_classify(c.source) == CLI_SRC_HF) {
+		cr_hf_ref ref;
+
+		if (cr_hf_parse(c.source, &ref, &err) == CR_OK && ref.kind == CR_HF_REPO)
+			return inspect_repo(&c);
+	}
+	g = malloc(sizeof(*g));
+	gm = malloc(sizeof(*gm));
+	if (!g || !gm) {
+		free(g);
+		free(gm);
+		fprintf(stderr, "clefrun: out of memory\n");
+		return EXIT_ERROR;
+	}
+	if ((rc = cli_gguf_open(c.source, &c.so, g))) {
+		free(g);
+		free(gm);
+		return rc;
+	}
+	rc = cr_gguf_to_model((const cr_gguf *const *)g->parts, g->n_parts, gm, &err);
+	if (rc) {
+		fprintf(stderr, "clefrun: %s\n", err.message);
+		rc = EXIT_ERROR;
+		goto out;
+	}
+	if (c.ctx_given && c.ctx > gm->model.context_max) {
+		fprintf(stderr, "clefrun: --ctx %u is above %s's maximum context of %u tokens\n", c.ctx,
+			gm->model.id, gm->model.context_max);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	mm.ctx = c.ctx_given ? c.ctx : (gm->model.context_max < CR_DEFAULT_CTX ? gm->model.context_max : CR_DEFAULT_CTX);
+	memory_at(gm, &c, &mm);
+	sum_types(g, ts);
+	rc = c.fmt == FMT_JSON ? print_json(&c, g, gm, &mm, ts) : print_text(&c, g, gm, &mm, ts);
+out:
+	cli_gguf_close(g);
+	free(g);
+	free(gm);
+	return rc;
+}

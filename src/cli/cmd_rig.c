@@ -1,0 +1,487 @@
+/*
+ * clefrun rig add | list | show | rm: the user's saved rigs
+ * ($XDG_CONFIG_HOME/clefrun/rigs.json; include/clefrun/userrigs.h).
+ * add and rm load the file first and refuse to write when it does not
+ * validate: a hand-edited file with a typo is reported, never replaced.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "cli.h"
+
+enum { O_MEM = 1, O_BW, O_DEVICES, O_TFLOPS, O_BACKEND, O_KIND, O_RAM, O_RAM_BW, O_NAME,
+	O_DEVICE_NAME, O_NOTES, O_FORCE, O_FORMAT, O_CATALOG };
+
+static const cli_opt add_opts[] = {
+	{ "mem-gb", "X", "memory of ONE device, GiB (as memory is sold: a 24 GB card is 24) (required)", O_MEM },
+	{ "bw-gbs", "Y", "memory bandwidth of ONE device, GB/s (required)", O_BW },
+	{ "devices", "N", "number of such devices (default 1)", O_DEVICES },
+	{ "tflops", "T", "dense FP16 TFLOPS of one device (default 0: prefill not estimated)", O_TFLOPS },
+	{ "backend", "B", "cuda, metal, rocm, vulkan or cpu (default cuda; cpu implies kind system, metal kind unified)", O_BACKEND },
+	{ "kind", "K", "discrete, unified or system (default discrete)", O_KIND },
+	{ "ram-gb", "R", "add system RAM of R GiB beside the devices (partial offload); needs --ram-bw-gbs", O_RAM },
+	{ "ram-bw-gbs", "S", "bandwidth of that system RAM, GB/s", O_RAM_BW },
+	{ "name", "TEXT", "display name (default: generated from the figures)", O_NAME },
+	{ "device-name", "TEXT", "device name (default GPU / Unified memory / System RAM)", O_DEVICE_NAME },
+	{ "notes", "TEXT", "free-form notes kept with the rig", O_NOTES },
+	{ "force", NULL, "replace a saved rig of the same name", O_FORCE },
+	{ "catalog", "DIR", "read the catalog from DIR (saved names may not be its rig ids)", O_CATALOG },
+	{ NULL, NULL, NULL, 0 },
+};
+
+static const cli_opt list_opts[] = {
+	{ "format", "F", "table, json, csv or markdown (default table)", O_FORMAT },
+	{ "catalog", "DIR", "read the catalog from DIR", O_CATALOG },
+	{ NULL, NULL, NULL, 0 },
+};
+
+static const cli_opt rm_opts[] = {
+	{ "catalog", "DIR", "read the catalog from DIR", O_CATALOG },
+	{ NULL, NULL, NULL, 0 },
+};
+
+static const char rig_summary[] =
+	"Saved rigs: your own machines, stored in $XDG_CONFIG_HOME/clefrun/rigs.json\n"
+	"(default ~/.config/clefrun/rigs.json) and usable everywhere a rig id is (--rig NAME).\n\n"
+	"  rig add NAME --mem-gb X --bw-gbs Y [...]   save a rig (see 'clefrun rig add --help')\n"
+	"  rig list [--format F]                      list the saved rigs\n"
+	"  rig show NAME [--format F]                 show one rig (saved, catalog, local or custom:)\n"
+	"  rig rm NAME                                remove a saved rig";
+
+static void rig_usage(FILE *f)
+{
+	fprintf(f, "usage: clefrun rig add|list|show|rm ...\n\n%s\n", rig_summary);
+}
+
+/* Parse the options of a subcommand that takes NAME (need_name) or none. */
+static int sub_args(const char *cmd, const char *usage, const char *summary, const cli_opt *opts,
+		    int argc, char **argv, bool need_name, const char **name, cli_globals *g,
+		    cli_format *fmt, int (*extra)(void *ctx, int id, const char *v), void *ctx)
+{
+	cli_parser p;
+	const char *v;
+	int id;
+
+	cli_parser_init(&p, cmd, argc, argv);
+	while ((id = cli_next(&p, opts, &v)) != CLI_OPT_END) {
+		switch (id) {
+		case CLI_OPT_HELP:
+			cli_print_help(stdout, usage, summary, opts);
+			return -1;
+		case CLI_OPT_ERROR:
+			return EXIT_USAGE;
+		case CLI_OPT_POSITIONAL:
+			if (!need_name || *name) {
+				fprintf(stderr, "%s: unexpected argument '%s' (see --help)\n", cmd, v);
+				return EXIT_USAGE;
+			}
+			*name = v;
+			break;
+		case O_FORMAT:
+			if (cli_parse_format(v, fmt))
+				return EXIT_USAGE;
+			break;
+		case O_CATALOG:
+			g->catalog_dir = v;
+			break;
+		default:
+			if (!extra || extra(ctx, id, v))
+				return EXIT_USAGE;
+			break;
+		}
+	}
+	if (need_name && !*name) {
+		fprintf(stderr, "%s: NAME is required (see --help)\n", cmd);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* ---- rig add ---------------------------------------------------------------- */
+
+typedef struct add_ctx {
+	cr_rig_figures f;
+	bool force, have_devices;
+	double devices;
+} add_ctx;
+
+static int add_extra(void *vctx, int id, const char *v)
+{
+	add_ctx *a = vctx;
+
+	switch (id) {
+	case O_MEM:
+		return cli_parse_double("--mem-gb", v, 0.001, 65536, &a->f.mem_gib);
+	case O_BW:
+		return cli_parse_double("--bw-gbs", v, 0.001, 1e6, &a->f.bw_gbs);
+	case O_DEVICES: {
+		unsigned n;
+
+		if (cli_parse_u32("--devices", v, 1, 64, &n))
+			return -1;
+		a->f.devices = n;
+		return 0;
+	}
+	case O_TFLOPS:
+		return cli_parse_double("--tflops", v, 0, 1e6, &a->f.tflops);
+	case O_BACKEND:
+		if (cr_backend_parse(v, &a->f.backend)) {
+			fprintf(stderr, "clefrun: --backend: expected cuda, metal, rocm, vulkan or cpu, got '%s'\n", v);
+			return -1;
+		}
+		a->f.backend_set = true;
+		return 0;
+	case O_KIND:
+		if (cr_mem_kind_parse(v, &a->f.kind)) {
+			fprintf(stderr, "clefrun: --kind: expected discrete, unified or system, got '%s'\n", v);
+			return -1;
+		}
+		a->f.kind_set = true;
+		return 0;
+	case O_RAM:
+		return cli_parse_double("--ram-gb", v, 0.001, 65536, &a->f.ram_gib);
+	case O_RAM_BW:
+		return cli_parse_double("--ram-bw-gbs", v, 0.001, 1e6, &a->f.ram_bw_gbs);
+	case O_NAME:
+		a->f.name = v;
+		return 0;
+	case O_DEVICE_NAME:
+		a->f.device_name = v;
+		return 0;
+	case O_NOTES:
+		a->f.notes = v;
+		return 0;
+	case O_FORCE:
+		a->force = true;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+int cli_userrigs_store(const cr_catalog *cat, const cr_rig *add, const char *remove, bool replace,
+		       FILE *out)
+{
+	char path[4096];
+	cr_user_rigs *set;
+	cr_error err = { 0, "" };
+	int rc;
+
+	if (cli_userrigs_path(path, sizeof(path)))
+		return EXIT_ERROR;
+	if (!(set = cli_load_user_rigs(cat, path, NULL)))
+		return EXIT_ERROR;
+	if (add) {
+		rc = cr_userrigs_add(set, add, cat, replace, &err);
+	} else {
+		rc = cr_userrigs_remove(set, remove, &err);
+		if (rc == CR_ERR_NOTFOUND) {
+			const char *s[4];
+			size_t n = cr_userrigs_suggest(set, NULL, remove, s, 4);
+
+			fprintf(stderr, "clefrun: no saved rig named '%s'", remove);
+			for (size_t i = 0; i < n; i++)
+				fprintf(stderr, "%s%s", i ? ", " : " (did you mean: ", s[i]);
+			fprintf(stderr, "%s; 'clefrun rig list' lists them\n", n ? ")" : "");
+			cr_userrigs_free(set);
+			return EXIT_USAGE;
+		}
+	}
+	if (rc) {
+		fprintf(stderr, "clefrun: %s\n", err.message);
+		cr_userrigs_free(set);
+		return EXIT_USAGE;
+	}
+	rc = cr_userrigs_save(set, path, &err);
+	cr_userrigs_free(set);
+	if (rc) {
+		fprintf(stderr, "clefrun: %s\n", err.message);
+		return EXIT_ERROR;
+	}
+	if (add)
+		fprintf(out, "saved rig '%s' in %s\n", add->id, path);
+	else
+		fprintf(out, "removed rig '%s' from %s\n", remove, path);
+	return EXIT_OK_;
+}
+
+static int rig_add(const cli_globals *g0, int argc, char **argv)
+{
+	static const char usage[] =
+		"clefrun rig add NAME --mem-gb X --bw-gbs Y [--devices N] [--tflops T] [--backend B] [--kind K] [--ram-gb R --ram-bw-gbs S] [--name TEXT] [--force]";
+	static const char summary[] =
+		"Save a rig under NAME (a-z 0-9, then . + _ -; not a catalog rig id, not 'local').\n"
+		"--ram-gb/--ram-bw-gbs add the machine's system RAM as a second device group, so that\n"
+		"a model too large for the devices is estimated with partial offload.";
+	cli_globals g = *g0;
+	cli_format fmt = FMT_TABLE;
+	add_ctx a;
+	const char *name = NULL;
+	cr_catalog *cat;
+	cr_rig rig;
+	cr_error err = { 0, "" };
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	a.f = (cr_rig_figures)CR_RIG_FIGURES_INIT;
+	rc = sub_args("clefrun rig add", usage, summary, add_opts, argc, argv, true, &name, &g,
+		      &fmt, add_extra, &a);
+	if (rc)
+		return rc < 0 ? EXIT_OK_ : rc;
+	if (!(a.f.mem_gib > 0) || !(a.f.bw_gbs > 0)) {
+		fprintf(stderr, "clefrun rig add: --mem-gb and --bw-gbs are required (see --help)\n");
+		return EXIT_USAGE;
+	}
+	if (!(cat = cli_open_catalog(&g)))
+		return EXIT_ERROR;
+	a.f.id = name;
+	if ((rc = cr_userrigs_build(&a.f, &rig, &err)) ||
+	    (rc = cr_userrigs_check_id(NULL, name, cat, &err))) {
+		fprintf(stderr, "clefrun rig add: %s\n", err.message);
+		cr_catalog_free(cat);
+		return EXIT_USAGE;
+	}
+	rc = cli_userrigs_store(cat, &rig, NULL, a.force, stdout);
+	cr_catalog_free(cat);
+	return rc;
+}
+
+/* ---- rig rm ----------------------------------------------------------------- */
+
+static int rig_rm(const cli_globals *g0, int argc, char **argv)
+{
+	cli_globals g = *g0;
+	cli_format fmt = FMT_TABLE;
+	const char *name = NULL;
+	cr_catalog *cat;
+	int rc = sub_args("clefrun rig rm", "clefrun rig rm NAME", "Remove a saved rig.", rm_opts,
+			  argc, argv, true, &name, &g, &fmt, NULL, NULL);
+
+	if (rc)
+		return rc < 0 ? EXIT_OK_ : rc;
+	if (!(cat = cli_open_catalog(&g)))
+		return EXIT_ERROR;
+	rc = cli_userrigs_store(cat, NULL, name, false, stdout);
+	cr_catalog_free(cat);
+	return rc;
+}
+
+/* ---- rig list / show -------------------------------------------------------- */
+
+static cJSON *rig_json(const cr_rig *r)
+{
+	char *s = NULL;
+	cJSON *o;
+
+	if (cr_userrigs_rig_json(r, &s, NULL))
+		return NULL;
+	o = cJSON_Parse(s);
+	free(s);
+	return o;
+}
+
+static int emit_json(cJSON *root)
+{
+	char *s = root ? cJSON_Print(root) : NULL;
+
+	cJSON_Delete(root);
+	if (!s) {
+		fprintf(stderr, "clefrun: out of memory\n");
+		return EXIT_ERROR;
+	}
+	puts(s);
+	free(s);
+	return EXIT_OK_;
+}
+
+/* Summary cells of a rig; every buffer holds `cap` bytes. */
+static void rig_figures(const cr_rig *r, char *mem, char *bw, char *tf, char *kind, char *devs,
+			size_t cap)
+{
+	double tflops = 0;
+	size_t used = 0;
+
+	for (unsigned k = 0; k < r->n_devices; k++)
+		tflops += r->devices[k].count * r->devices[k].fp16_tflops;
+	snprintf(mem, cap, "%g", (double)cr_rig_memory_bytes(r) / 1073741824.0);
+	snprintf(bw, cap, "%g", cr_rig_aggregate_bandwidth_gbs(r));
+	snprintf(tf, cap, tflops > 0 ? "%g" : "-", tflops);
+	kind[0] = devs[0] = '\0';
+	for (unsigned k = 0; k < r->n_devices; k++) {
+		size_t l = strlen(kind);
+		int n;
+
+		snprintf(kind + l, cap - l, "%s%s", k ? "+" : "", cr_mem_kind_name(r->devices[k].kind));
+		n = snprintf(devs + used, cap - used, "%s%ux %s", k ? " + " : "", r->devices[k].count,
+			     r->devices[k].name);
+		if (n > 0 && (size_t)n < cap - used)
+			used += (size_t)n;
+	}
+}
+
+static int rig_list(const cli_globals *g0, int argc, char **argv)
+{
+	static const char *const hdr[] = { "ID", "NAME", "MEMORY GiB", "BANDWIDTH GB/s",
+		"FP16 TFLOPS", "KIND", "DEVICES" };
+	static const bool right[] = { false, false, true, true, true, false, false };
+	cli_globals g = *g0;
+	cli_format fmt = FMT_TABLE;
+	const char *none = NULL;
+	char path[4096];
+	cr_catalog *cat;
+	cr_user_rigs *set;
+	bool exists = false;
+	int rc = sub_args("clefrun rig list", "clefrun rig list [--format F]", "List the saved rigs.",
+			  list_opts, argc, argv, false, &none, &g, &fmt, NULL, NULL);
+
+	if (rc)
+		return rc < 0 ? EXIT_OK_ : rc;
+	if (cli_userrigs_path(path, sizeof(path)))
+		return EXIT_ERROR;
+	if (!(cat = cli_open_catalog(&g)))
+		return EXIT_ERROR;
+	set = cli_load_user_rigs(cat, path, &exists);
+	cr_catalog_free(cat);
+	if (!set)
+		return EXIT_ERROR;
+	if (fmt == FMT_JSON) {
+		cJSON *root = cJSON_CreateObject(), *arr;
+
+		cJSON_AddStringToObject(root, "schema", "clefrun.user-rigs-list/1");
+		cJSON_AddStringToObject(root, "path", path);
+		cJSON_AddBoolToObject(root, "exists", exists);
+		arr = cJSON_AddArrayToObject(root, "rigs");
+		for (size_t i = 0; i < cr_userrigs_count(set); i++)
+			cJSON_AddItemToArray(arr, rig_json(cr_userrigs_at(set, i)));
+		cr_userrigs_free(set);
+		return emit_json(root);
+	}
+	cli_table t;
+
+	cli_table_init(&t, 7, hdr, right);
+	for (size_t i = 0; i < cr_userrigs_count(set); i++) {
+		const cr_rig *r = cr_userrigs_at(set, i);
+		char v[5][320];
+		const char *cells[7] = { r->id, r->name, v[0], v[1], v[2], v[3], v[4] };
+
+		rig_figures(r, v[0], v[1], v[2], v[3], v[4], sizeof(v[0]));
+		cli_table_add(&t, cells);
+	}
+	if (fmt == FMT_CSV || cr_userrigs_count(set))
+		cli_table_render(&t, fmt, stdout);
+	if (fmt != FMT_CSV) {
+		if (!cr_userrigs_count(set))
+			printf("No saved rigs%s. Save one with 'clefrun rig add NAME --mem-gb X --bw-gbs Y'\n"
+			       "or 'clefrun detect --save NAME'.\n", exists ? "" : " yet");
+		printf("%sFile: %s%s\n", cr_userrigs_count(set) ? "\n" : "", path,
+		       exists ? "" : " (not created yet)");
+	}
+	cli_table_free(&t);
+	cr_userrigs_free(set);
+	return EXIT_OK_;
+}
+
+static int rig_show(const cli_globals *g0, int argc, char **argv)
+{
+	static const char *const hdr[] = { "DEVICE", "COUNT", "MEMORY GiB", "BANDWIDTH GB/s",
+		"FP16 TFLOPS", "BACKEND", "KIND", "USABLE" };
+	static const bool right[] = { false, true, true, true, true, false, false, true };
+	static const char *const csv_hdr[] = { "rig", "device", "count", "memory_gib",
+		"bandwidth_gbs", "fp16_tflops", "backend", "kind", "usable_fraction" };
+	cli_globals g = *g0;
+	cli_format fmt = FMT_TABLE;
+	const char *name = NULL;
+	cli_rig_origin origin;
+	cr_catalog *cat;
+	const cr_rig *r;
+	cr_rig scratch;
+	cli_table t;
+	int rc = sub_args("clefrun rig show", "clefrun rig show NAME [--format F]",
+			  "Show a rig: a saved one, a catalog id, 'local' (this machine) or a custom: spec.",
+			  list_opts, argc, argv, true, &name, &g, &fmt, NULL, NULL);
+
+	if (rc)
+		return rc < 0 ? EXIT_OK_ : rc;
+	if (!(cat = cli_open_catalog(&g)))
+		return EXIT_ERROR;
+	r = cli_resolve_rig(cat, name, &scratch, &origin);
+	if (!r) {
+		cr_catalog_free(cat);
+		return EXIT_USAGE;
+	}
+	if (fmt == FMT_JSON) {
+		cJSON *root = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(root, "schema", "clefrun.rig/1");
+		cJSON_AddStringToObject(root, "origin", cli_rig_origin_name(origin));
+		cJSON_AddNumberToObject(root, "memory_bytes", (double)cr_rig_memory_bytes(r));
+		cJSON_AddNumberToObject(root, "aggregate_bandwidth_gbs",
+					cr_rig_aggregate_bandwidth_gbs(r));
+		cJSON_AddItemToObject(root, "rig", rig_json(r));
+		cr_catalog_free(cat);
+		return emit_json(root);
+	}
+	if (fmt == FMT_CSV) {
+		cli_table_init(&t, 9, csv_hdr, NULL);
+	} else {
+		printf("%s%s%s (%s, %s rig)\n", fmt == FMT_MARKDOWN ? "**" : "", r->name,
+		       fmt == FMT_MARKDOWN ? "**" : "", r->id, cli_rig_origin_name(origin));
+		if (r->notes[0])
+			printf("%s\n", r->notes);
+		printf("\n");
+		cli_table_init(&t, 8, hdr, right);
+	}
+	for (unsigned k = 0; k < r->n_devices; k++) {
+		const cr_device *d = &r->devices[k];
+		char v[5][32];
+		const char *cells[9];
+		int off = fmt == FMT_CSV;
+
+		snprintf(v[0], 32, "%u", d->count);
+		snprintf(v[1], 32, "%g", d->memory_gib);
+		snprintf(v[2], 32, "%g", d->bandwidth_gbs);
+		snprintf(v[3], 32, fmt == FMT_CSV || d->fp16_tflops > 0 ? "%g" : "-", d->fp16_tflops);
+		snprintf(v[4], 32, "%g", d->usable_fraction);
+		cells[0] = r->id;
+		cells[off + 0] = d->name;
+		cells[off + 1] = v[0];
+		cells[off + 2] = v[1];
+		cells[off + 3] = v[2];
+		cells[off + 4] = v[3];
+		cells[off + 5] = cr_backend_name(d->backend);
+		cells[off + 6] = cr_mem_kind_name(d->kind);
+		cells[off + 7] = v[4];
+		cli_table_add(&t, cells);
+	}
+	cli_table_render(&t, fmt, stdout);
+	cli_table_free(&t);
+	if (fmt != FMT_CSV)
+		printf("\nSources: %s%s\n", r->n_sources ? r->sources[0] : "-",
+		       r->n_sources > 1 ? " (and more: --format json)" : "");
+	cr_catalog_free(cat);
+	return EXIT_OK_;
+}
+
+int cmd_rig(const cli_globals *g, int argc, char **argv)
+{
+	if (argc < 2) {
+		rig_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		rig_usage(stdout);
+		return EXIT_OK_;
+	}
+	if (strcmp(argv[1], "add") == 0)
+		return rig_add(g, argc - 1, argv + 1);
+	if (strcmp(argv[1], "list") == 0 || strcmp(argv[1], "ls") == 0)
+		return rig_list(g, argc - 1, argv + 1);
+	if (strcmp(argv[1], "show") == 0)
+		return rig_show(g, argc - 1, argv + 1);
+	if (strcmp(argv[1], "rm") == 0 || strcmp(argv[1], "remove") == 0)
+		return rig_rm(g, argc - 1, argv + 1);
+	fprintf(stderr, "clefrun rig: unknown subcommand '%s' (add, list, show, rm)\n", argv[1]);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,341 @@
+/*
+ * SOURCE resolution for the CLI: catalog ids, local GGUF files, URLs and
+ * Hugging Face names, split files read as one model. Network and parsing are
+ * the library's (source.h, gguf.h, hf.h); this file picks the URLs, the
+ * token and the parts, and prints what went wrong.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "source_model.h"
+
+/* The file list of a repository: a few hundred entries at most. */
+#define TREE_MAX_BYTES (8u << 20)
+
+cli_source_kind cli_source_classify(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (strncmp(s, CR_HF_PREFIX, 3) == 0)
+		return CLI_SRC_HF;
+	if (strncmp(s, "http://", 7) == 0 || strncmp(s, "https://", 8) == 0)
+		return CLI_SRC_URL;
+	if (strchr(s, '/') || (n > 5 && (strcmp(s + n - 5, ".gguf") == 0 || strcmp(s + n - 5, ".GGUF") == 0)))
+		return CLI_SRC_FILE;
+	return CLI_SRC_CATALOG;
+}
+
+/* Hugging Face settings from the environment (huggingface_hub's names). */
+typedef struct hf_env {
+	const char *endpoint;
+	char token[512];
+	bool have_token;
+} hf_env;
+
+static void hf_env_load(hf_env *e)
+{
+	const char *v = getenv("HF_ENDPOINT"), *home;
+	char path[1024];
+	cr_error ignore;
+
+	memset(e, 0, sizeof(*e));
+	e->endpoint = v && *v ? v : CR_HF_DEFAULT_ENDPOINT;
+	v = getenv("HF_TOKEN");
+	if (v && *v && strlen(v) < sizeof(e->token)) {
+		memcpy(e->token, v, strlen(v) + 1);
+		e->have_token = true;
+		return;
+	}
+	v = getenv("HF_TOKEN_PATH");
+	if (v && *v) {
+		snprintf(path, sizeof(path), "%s", v);
+	} else if ((home = getenv("HF_HOME")) && *home) {
+		snprintf(path, sizeof(path), "%s/token", home);
+	} else if ((home = getenv("HOME")) && *home) {
+		snprintf(path, sizeof(path), "%s/.cache/huggingface/token", home);
+	} else {
+		return;
+	}
+	e->have_token = cr_hf_read_token_file(path, e->token, sizeof(e->token), &ignore) == CR_OK;
+}
+
+static void hf_env_clear(hf_env *e)
+{
+	memset(e->token, 0, sizeof(e->token));
+}
+
+/* The token goes to the Hugging Face endpoint only, never to another URL. */
+static void http_opts(const hf_env *e, const char *url, cr_http_opts *o)
+{
+	cr_http_opts d = CR_HTTP_OPTS_INIT;
+	size_t n = strlen(e->endpoint);
+
+	*o = d;
+	while (n && e->endpoint[n - 1] == '/')
+		n--;
+	if (e->have_token && strncmp(url, e->endpoint, n) == 0 && url[n] == '/')
+		o->bearer_token = e->token;
+}
+
+static void add_stats(cr_source_stats *to, const cr_source_stats *s)
+{
+	to->requests += s->requests;
+	to->bytes_fetched += s->bytes_fetched;
+	to->bytes_read += s->bytes_read;
+}
+
+static int fail(const cr_error *err)
+{
+	fprintf(stderr, "clefrun: %s\n", err->message);
+	return EXIT_ERROR;
+}
+
+/* Open one part (a path or a URL) and parse its header. */
+static int load_part(const char *where, bool remote, const hf_env *e, const cli_source_opts *o,
+		     cli_gguf *g)
+{
+	cr_gguf_opts go = CR_GGUF_OPTS_INIT;
+	cr_http_opts ho;
+	cr_source *s = NULL;
+	cr_source_stats st;
+	cr_error err = { 0, "" };
+	int rc;
+
+	go.allow_truncated = o->allow_truncated;
+	if (remote) {
+		http_opts(e, where, &ho);
+		rc = cr_source_open_url(where, &ho, &s, &err);
+	} else {
+		rc = cr_source_open_file(where, &s, &err);
+	}
+	if (!rc)
+		rc = cr_gguf_load(s, &go, &g->parts[g->n_parts], &err);
+	if (s) {
+		cr_source_get_stats(s, &st);
+		add_stats(&g->stats, &st);
+		if (!rc)
+			g->file_bytes += cr_source_size(s);
+	}
+	cr_source_free(s);
+	if (rc) {
+		fail(&err);
+		if (rc == CR_ERR_PARSE && !o->allow_truncated && strstr(err.message, "past the end of the file"))
+			fprintf(stderr, "clefrun: (a file cut after its header? 'clefrun inspect --header-only' reads it)\n");
+		return EXIT_ERROR;
+	}
+	g->n_parts++;
+	return 0;
+}
+
+/* Part 1 is loaded; load the others its split.count announces. */
+static int load_split(const char *first, bool remote, const hf_env *e, const cli_source_opts *o,
+		      cli_gguf *g)
+{
+	uint32_t count = 1, no = 0;
+	cr_error err = { 0, "" };
+	char name[CR_URL_MAX * 2];
+	int rc;
+
+	(void)cr_gguf_get_u32(g->parts[0], "split.count", &count, NULL);
+	(void)cr_gguf_get_u32(g->parts[0], "split.no", &no, NULL);
+	if (count <= 1)
+		return 0;
+	if (no != 0) {
+		fprintf(stderr, "clefrun: %s is part %u of %u of a split model: give part 1 (-00001-of-%05u.gguf)\n",
+			first, no + 1, count, count);
+		return EXIT_USAGE;
+	}
+	if (count > CLI_MAX_PARTS) {
+		fprintf(stderr, "clefrun: %s: split.count %u is above %d parts\n", first, count, CLI_MAX_PARTS);
+		return EXIT_ERROR;
+	}
+	for (uint32_t k = 2; k <= count; k++) {
+		if (cr_gguf_split_name(first, k, name, sizeof(name), &err)) {
+			fprintf(stderr, "clefrun: %s: split.count is %u but %s\n", first, count, err.message);
+			return EXIT_ERROR;
+		}
+		if ((rc = load_part(name, remote, e, o, g)))
+			return rc;
+	}
+	return 0;
+}
+
+static int hf_fetch_list(const hf_env *e, const cr_hf_ref *ref, const cli_source_opts *o,
+			 cr_hf_entry **entries, size_t *n, cr_source_stats *stats)
+{
+	char tree[CR_URL_MAX * 2], *body = NULL;
+	size_t len;
+	cr_http_opts ho;
+	cr_error err = { 0, "" };
+	int rc;
+
+	if ((rc = cr_hf_tree_url(e->endpoint, ref->repo, o->revision, tree, sizeof(tree), &err)))
+		return fail(&err);
+	http_opts(e, tree, &ho);
+	rc = cr_source_fetch_url(tree, &ho, TREE_MAX_BYTES, &body, &len, stats, &err);
+	if (rc == CR_ERR_NOTFOUND) {
+		fprintf(stderr, "clefrun: hf:%s: repository or revision '%s' not found (%s)\n", ref->repo,
+			o->revision ? o->revision : CR_HF_DEFAULT_REVISION, err.message);
+		return EXIT_ERROR;
+	}
+	if (rc)
+		return fail(&err);
+	rc = cr_hf_parse_tree(body, len, tree, entries, n, &err);
+	free(body);
+	if (rc)
+		return fail(&err);
+	return 0;
+}
+
+static void list_quants(FILE *f, const cr_hf_entry *e, size_t n)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < n; i++) {
+		if (e[i].projector || !e[i].quant[0])
+			continue;
+		fprintf(f, "%s%s", any ? ", " : " (the repository has: ", e[i].quant);
+		any = true;
+	}
+	fprintf(f, "%s", any ? ")" : " (the repository has no GGUF quant)");
+}
+
+int cli_hf_list(const char *source, const cli_source_opts *o0, cr_hf_entry **entries, size_t *n,
+		cr_source_stats *stats)
+{
+	cli_source_opts o = o0 ? *o0 : (cli_source_opts)CLI_SOURCE_OPTS_INIT;
+	cr_hf_ref ref;
+	cr_error err = { 0, "" };
+	hf_env e;
+	int rc;
+
+	*entries = NULL;
+	*n = 0;
+	if (cr_hf_parse(source, &ref, &err)) {
+		fprintf(stderr, "clefrun: %s\n", err.message);
+		return EXIT_USAGE;
+	}
+	hf_env_load(&e);
+	rc = hf_fetch_list(&e, &ref, &o, entries, n, stats);
+	hf_env_clear(&e);
+	return rc;
+}
+
+int cli_gguf_open(const char *source, const cli_source_opts *o0, cli_gguf *g)
+{
+	cli_source_opts o = o0 ? *o0 : (cli_source_opts)CLI_SOURCE_OPTS_INIT;
+	cli_source_kind kind = cli_source_classify(source);
+	hf_env e;
+	int rc;
+
+	memset(g, 0, sizeof(*g));
+	hf_env_load(&e);
+	if (kind == CLI_SRC_HF) {
+		cr_hf_ref ref;
+		cr_error err = { 0, "" };
+		char path[CR_HF_PATH_MAX];
+
+		if (cr_hf_parse(source, &ref, &err)) {
+			fprintf(stderr, "clefrun: %s\n", err.message);
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		if (ref.kind == CR_HF_REPO) {
+			fprintf(stderr,
+				"clefrun: %s names a repository: pick a file with %s:QUANT or %s/FILE.gguf ('clefrun inspect %s' lists them)\n",
+				source, source, source, source);
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		if (ref.kind == CR_HF_QUANT) {
+			cr_hf_entry *list;
+			size_t n, idx;
+
+			if ((rc = hf_fetch_list(&e, &ref, &o, &list, &n, &g->stats)))
+				goto out;
+			if (cr_hf_pick_quant(list, n, ref.quant, &idx)) {
+				fprintf(stderr, "clefrun: %s: no GGUF file of quant %s", source, ref.quant);
+				list_quants(stderr, list, n);
+				fprintf(stderr, "\n");
+				free(list);
+				rc = EXIT_ERROR;
+				goto out;
+			}
+			snprintf(path, sizeof(path), "%s", list[idx].path);
+			free(list);
+		} else {
+			snprintf(path, sizeof(path), "%s", ref.path);
+		}
+		if (cr_hf_file_url(e.endpoint, ref.repo, o.revision, path, g->location,
+				   sizeof(g->location), &err)) {
+			rc = fail(&err);
+			goto out;
+		}
+		g->remote = true;
+	} else if (kind == CLI_SRC_URL || kind == CLI_SRC_FILE) {
+		snprintf(g->location, sizeof(g->location), "%s", source);
+		g->remote = kind == CLI_SRC_URL;
+	} else {
+		fprintf(stderr, "clefrun: '%s' is not a GGUF source (a path, an http(s) URL or hf:OWNER/REPO...)\n",
+			source);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if ((rc = load_part(g->location, g->remote, &e, &o, g)) ||
+	    (rc = load_split(g->location, g->remote, &e, &o, g)))
+		goto out;
+	rc = 0;
+out:
+	hf_env_clear(&e);
+	if (rc)
+		cli_gguf_close(g);
+	return rc;
+}
+
+void cli_gguf_close(cli_gguf *g)
+{
+	for (size_t i = 0; i < g->n_parts; i++)
+		cr_gguf_free(g->parts[i]);
+	g->n_parts = 0;
+}
+
+int cli_resolve_model(const cr_catalog *cat, const char *id_or_source, const cli_source_opts *o,
+		      cli_model *out)
+{
+	cli_gguf g;
+	cr_gguf_model *gm;
+	cr_error err = { 0, "" };
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (cli_source_classify(id_or_source) == CLI_SRC_CATALOG) {
+		const cr_model *m = cli_find_model(cat, id_or_source);
+
+		if (!m)
+			return EXIT_USAGE;
+		out->model = *m;
+		return 0;
+	}
+	if ((rc = cli_gguf_open(id_or_source, o, &g)))
+		return rc;
+	gm = malloc(sizeof(*gm));
+	if (!gm) {
+		cli_gguf_close(&g);
+		fprintf(stderr, "clefrun: out of memory\n");
+		return EXIT_ERROR;
+	}
+	rc = cr_gguf_to_model((const cr_gguf *const *)g.parts, g.n_parts, gm, &err);
+	if (rc) {
+		rc = fail(&err);
+	} else {
+		out->model = gm->model;
+		out->weights_bytes = gm->weights_bytes;
+		out->from_gguf = true;
+		snprintf(out->file_type, sizeof(out->file_type), "%s", gm->file_type);
+		snprintf(out->location, sizeof(out->location), "%s", g.location);
+		out->stats = g.stats;
+	}
+	free(gm);
+	cli_gguf_close(&g);
+	return rc;
+}

@@ -1,0 +1,658 @@
+/*
+ * From a parsed GGUF header to the cr_model the catalog also produces, so
+ * the estimator cannot tell where a model came from.
+ *
+ * The rules are llama.cpp's (src/llama-model.cpp load_hparams and the
+ * per-architecture loaders, src/llama-hparams.cpp): which keys an
+ * architecture reads, their defaults, how per-layer arrays override
+ * scalars, and which layers keep a KV cache. docs/gguf.md lists them.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gguf_internal.h"
+#include "util.h"
+
+/* How an architecture's sliding-window layers are found. */
+enum swa_rule {
+	SWA_KEYS = 0, /* only an explicit sliding_window_pattern (unknown archs) */
+	SWA_NONE,     /* llama.cpp gives it no SWA, whatever the keys say */
+	SWA_PERIOD    /* window from the key (or a default), period as below */
+};
+
+/* Which layers are recurrent (linear attention / SSM). */
+enum rec_rule {
+	REC_NONE = 0,
+	REC_INTERVAL, /* every full_attention_interval-th layer is attention (qwen3next, qwen35) */
+	REC_KV0,      /* layers with head_count_kv 0 (jamba, granite hybrid, nemotron-h) */
+	REC_ALL       /* every layer (mamba) */
+};
+
+typedef struct arch_rule {
+	const char *name;
+	uint8_t swa;
+	uint8_t swa_period;       /* default period: SWA iff il % p < p - 1 */
+	uint32_t swa_window;      /* default window when the key is absent; 0: key required */
+	uint8_t rec;
+} arch_rule;
+
+/* The architectures clefrun maps on purpose. Sources: llama-model.cpp
+ * load_hparams (set_swa_pattern calls and sliding_window defaults),
+ * models/qwen35.cpp (full_attention_interval, default 4). Others fall back
+ * to the standard keys (cr_gguf_model.generic). */
+static const arch_rule arch_rules[] = {
+	{ "llama", SWA_NONE, 0, 0, REC_NONE },
+	{ "llama4", SWA_PERIOD, 4, 8192, REC_NONE },  /* chunked attention, 8192 */
+	{ "qwen2", SWA_NONE, 0, 0, REC_NONE },
+	{ "qwen2moe", SWA_NONE, 0, 0, REC_NONE },
+	{ "qwen2vl", SWA_NONE, 0, 0, REC_NONE },
+	{ "qwen3", SWA_NONE, 0, 0, REC_NONE },
+	{ "qwen3moe", SWA_NONE, 0, 0, REC_NONE },
+	{ "qwen3vl", SWA_NONE, 0, 0, REC_NONE },
+	{ "qwen3vlmoe", SWA_NONE, 0, 0, REC_NONE },
+	{ "qwen3next", SWA_NONE, 0, 0, REC_INTERVAL },
+	{ "qwen35", SWA_NONE, 0, 0, REC_INTERVAL },
+	{ "qwen35moe", SWA_NONE, 0, 0, REC_INTERVAL },
+	{ "phi3", SWA_NONE, 0, 0, REC_NONE },         /* llama.cpp disables Phi SWA */
+	{ "gemma", SWA_NONE, 0, 0, REC_NONE },
+	{ "gemma2", SWA_PERIOD, 2, 4096, REC_NONE },
+	{ "gemma3", SWA_PERIOD, 6, 0, REC_NONE },
+	{ "gpt-oss", SWA_PERIOD, 2, 0, REC_NONE },
+	{ "cohere2", SWA_PERIOD, 4, 0, REC_NONE },
+	{ "olmo2", SWA_PERIOD, 4, 0, REC_NONE },
+	{ "command-r", SWA_NONE, 0, 0, REC_NONE },
+	{ "deepseek", SWA_NONE, 0, 0, REC_NONE },
+	{ "deepseek2", SWA_NONE, 0, 0, REC_NONE },
+	{ "glm4", SWA_NONE, 0, 0, REC_NONE },
+	{ "glm4moe", SWA_NONE, 0, 0, REC_NONE },
+	{ "granite", SWA_NONE, 0, 0, REC_NONE },
+	{ "granitemoe", SWA_NONE, 0, 0, REC_NONE },
+	{ "granitehybrid", SWA_NONE, 0, 0, REC_KV0 },
+	{ "jamba", SWA_NONE, 0, 0, REC_KV0 },
+	{ "nemotron_h", SWA_NONE, 0, 0, REC_KV0 },
+	{ "mamba", SWA_NONE, 0, 0, REC_ALL },
+	{ "mamba2", SWA_NONE, 0, 0, REC_ALL },
+	{ "mistral3", SWA_KEYS, 0, 0, REC_NONE },
+	{ "olmo", SWA_NONE, 0, 0, REC_NONE },
+	{ "olmoe", SWA_NONE, 0, 0, REC_NONE },
+	{ "starcoder2", SWA_NONE, 0, 0, REC_NONE },
+	{ "internlm2", SWA_NONE, 0, 0, REC_NONE },
+	{ "smollm3", SWA_NONE, 0, 0, REC_NONE },
+	{ "ernie4_5", SWA_NONE, 0, 0, REC_NONE },
+	{ "ernie4_5-moe", SWA_NONE, 0, 0, REC_NONE },
+	{ "hunyuan-moe", SWA_NONE, 0, 0, REC_NONE },
+	{ "hunyuan-dense", SWA_NONE, 0, 0, REC_NONE },
+	{ "exaone", SWA_NONE, 0, 0, REC_NONE },
+	{ "exaone4", SWA_PERIOD, 4, 0, REC_NONE },
+	{ "seed_oss", SWA_NONE, 0, 0, REC_NONE },
+	{ "dots1", SWA_NONE, 0, 0, REC_NONE },
+	{ "bailingmoe", SWA_NONE, 0, 0, REC_NONE },
+	{ "arcee", SWA_NONE, 0, 0, REC_NONE },
+	{ "apertus", SWA_NONE, 0, 0, REC_NONE },
+};
+
+/* Families whose state or attention clefrun cannot express: refused. */
+static const char *const refused[] = {
+	"rwkv6", "rwkv6qwen2", "rwkv7", "arwkv7", "falcon-h1", "lfm2", "lfm2moe", "plamo2",
+	"gemma3n", "t5", "t5encoder", "bert", "nomic-bert", "nomic-bert-moe", "jina-bert-v2",
+	"jina-bert-v3", "wavtokenizer-dec", "clip", "kimi-linear", NULL
+};
+
+typedef struct mctx {
+	const cr_gguf *g;
+	const char *arch;
+	cr_error *err;
+	char key[160];
+} mctx;
+
+static const char *k(mctx *c, const char *suffix)
+{
+	snprintf(c->key, sizeof(c->key), "%s.%s", c->arch, suffix);
+	return c->key;
+}
+
+static int bad(mctx *c, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int bad(mctx *c, int status, const char *fmt, ...)
+{
+	char what[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return cr_seterr(c->err, status, "%s: %s", cr_gguf_name(c->g), what);
+}
+
+/* Optional u32: *present false (and *out untouched) when absent. */
+static int opt_u32(mctx *c, const char *key, uint32_t *out, bool *present)
+{
+	int rc = cr_gguf_get_u32(c->g, key, out, c->err);
+
+	if (present)
+		*present = rc == CR_OK;
+	return rc == CR_ERR_NOTFOUND ? CR_OK : rc;
+}
+
+static int req_u32(mctx *c, const char *key, uint32_t *out)
+{
+	return cr_gguf_get_u32(c->g, key, out, c->err);
+}
+
+/* A per-layer value: a scalar for every layer or an array of n (llama.cpp
+ * get_key_or_arr). *present false when the key is absent (out untouched). */
+static int layer_u32(mctx *c, const char *key, uint32_t n, uint32_t *out, bool *present)
+{
+	cr_gguf_type et;
+	uint64_t count, v;
+	size_t idx;
+	int rc;
+
+	*present = cr_gguf_find(c->g, key, &idx);
+	if (!*present)
+		return CR_OK;
+	if (cr_gguf_kv_type(c->g, idx) != CR_GGUF_ARRAY) {
+		uint32_t s;
+
+		if ((rc = cr_gguf_get_u32(c->g, key, &s, c->err)))
+			return rc;
+		for (uint32_t i = 0; i < n; i++)
+			out[i] = s;
+		return CR_OK;
+	}
+	if ((rc = cr_gguf_get_array(c->g, key, &et, &count, c->err)))
+		return rc;
+	if (count != n)
+		return bad(c, CR_ERR_INVALID, "%s: array of %" PRIu64 " values, expected one per layer (%" PRIu32 ")",
+			   key, count, n);
+	for (uint32_t i = 0; i < n; i++) {
+		if ((rc = cr_gguf_get_array_u64(c->g, key, i, &v, c->err)))
+			return rc;
+		if (v > UINT32_MAX)
+			return bad(c, CR_ERR_INVALID, "%s[%" PRIu32 "]: %" PRIu64 " does not fit 32 bits", key, i, v);
+		out[i] = (uint32_t)v;
+	}
+	return CR_OK;
+}
+
+static const arch_rule *find_rule(const char *arch)
+{
+	for (size_t i = 0; i < sizeof(arch_rules) / sizeof(arch_rules[0]); i++)
+		if (strcmp(arch_rules[i].name, arch) == 0)
+			return &arch_rules[i];
+	return NULL;
+}
+
+/* id: the file name without directories, ".gguf", a split suffix or a query. */
+static void model_id(const char *name, char *id, size_t cap)
+{
+	const char *base = strrchr(name, '/');
+	size_t n, plen;
+	uint32_t no, count;
+	const char *q;
+
+	base = base ? base + 1 : name;
+	n = strlen(base);
+	if ((q = strpbrk(base, "?#")))
+		n = (size_t)(q - base);
+	if (cr_gguf_split_parse(base, &plen, &no, &count) && plen < n)
+		n = plen;
+	else if (n > 5 && memcmp(base + n - 5, ".gguf", 5) == 0)
+		n -= 5;
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(id, base, n);
+	id[n] = '\0';
+}
+
+static void opt_text(mctx *c, const char *key, char *buf, size_t cap)
+{
+	char tmp[CR_TEXT_MAX];
+	cr_error ignore;
+
+	if (cr_gguf_get_string(c->g, key, tmp, sizeof(tmp), &ignore) == CR_OK)
+		cr_strlcpy(buf, tmp, cap);
+}
+
+/* Routed-expert tensors: "*_exps*" (merged experts) or the old per-expert
+ * "blk.N.ffn_{gate,up,down}.E.weight". Shared experts ("_shexp") are not. */
+static bool is_expert_tensor(const char *name)
+{
+	const char *p;
+
+	if (strstr(name, "_exps"))
+		return true;
+	for (const char *const *f = (const char *const[]){ ".ffn_gate.", ".ffn_up.", ".ffn_down.", NULL };
+	     *f; f++) {
+		if ((p = strstr(name, *f))) {
+			p += strlen(*f);
+			if (*p >= '0' && *p <= '9')
+				return true;
+		}
+	}
+	return false;
+}
+
+static int check_parts(mctx *c, const cr_gguf *const *parts, size_t n_parts)
+{
+	uint32_t count = 1, no;
+	bool present;
+	int rc;
+
+	if ((rc = opt_u32(c, "split.count", &count, &present)))
+		return rc;
+	if (!present)
+		count = 1;
+	if (count != n_parts)
+		return bad(c, CR_ERR_INVALID, "split.count is %" PRIu32 ", but %zu part%s read", count,
+			   n_parts, n_parts == 1 ? " was" : "s were");
+	for (size_t i = 0; i < n_parts; i++) {
+		mctx pc = *c;
+
+		pc.g = parts[i];
+		no = 0;
+		if ((rc = opt_u32(&pc, "split.no", &no, &present)))
+			return rc;
+		if (n_parts > 1 && (!present || no != i))
+			return bad(&pc, CR_ERR_INVALID, "split.no is %s%" PRIu32 ", expected %zu",
+				   present ? "" : "missing: ", no, i);
+	}
+	return CR_OK;
+}
+
+/* Sliding-window layers and the window (llama.cpp set_swa_pattern:
+ * layer il slides iff period == 0 || il % period < period - 1). */
+static int map_swa(mctx *c, const arch_rule *r, cr_gguf_model *gm, uint32_t n_main)
+{
+	cr_model *m = &gm->model;
+	uint32_t window = 0, period = 0, *flags = NULL;
+	bool has_window, has_pattern = false, scalar = false;
+	size_t idx;
+	int rc;
+
+	if (r && r->swa == SWA_NONE)
+		return CR_OK;
+	if ((rc = opt_u32(c, k(c, "attention.sliding_window"), &window, &has_window)))
+		return rc;
+	if (r && strcmp(r->name, "llama4") == 0) {
+		/* llama4: chunked attention of 8192 unless the key says 0. */
+		if (has_window && window == 0)
+			return CR_OK;
+		window = 8192;
+	} else if (!has_window && r && r->swa_window) {
+		window = r->swa_window;
+	}
+	if (!window)
+		return CR_OK;
+	if (cr_gguf_find(c->g, k(c, "attention.sliding_window_pattern"), &idx)) {
+		has_pattern = true;
+		scalar = cr_gguf_kv_type(c->g, idx) != CR_GGUF_ARRAY;
+	}
+	if (has_pattern && scalar) {
+		if ((rc = req_u32(c, k(c, "attention.sliding_window_pattern"), &period)))
+			return rc;
+	} else if (has_pattern) {
+		bool present;
+
+		if (!(flags = calloc(m->n_layers, sizeof(*flags))))
+			return bad(c, CR_ERR_NOMEM, "out of memory");
+		rc = layer_u32(c, k(c, "attention.sliding_window_pattern"), m->n_layers, flags, &present);
+		if (rc) {
+			free(flags);
+			return rc;
+		}
+	} else if (r && r->swa == SWA_PERIOD) {
+		period = r->swa_period;
+	} else {
+		/* An architecture clefrun does not know, a window and no pattern:
+		 * llama.cpp would not slide either unless it knew the arch, so
+		 * count full attention (the larger, safer estimate). */
+		return CR_OK;
+	}
+	for (uint32_t i = 0; i < n_main; i++) {
+		bool slide = flags ? flags[i] != 0 : (period == 0 || i % period < period - 1);
+
+		if (slide && m->layer_kind[i] == CR_LAYER_FULL) {
+			m->layer_kind[i] = CR_LAYER_SLIDING;
+			m->window = window;
+		}
+	}
+	gm->swa_period = flags ? 0 : period;
+	free(flags);
+	return CR_OK;
+}
+
+static int map_recurrent(mctx *c, const arch_rule *r, cr_gguf_model *gm, uint32_t n_main)
+{
+	cr_model *m = &gm->model;
+	uint32_t conv = 0, inner = 0, state = 0, groups = 0, dt_rank = 0;
+	bool any = false, present;
+	int rc;
+
+	if (!r || r->rec == REC_NONE)
+		return CR_OK;
+	if (r->rec == REC_INTERVAL) {
+		uint32_t *flags = calloc(m->n_layers, sizeof(*flags));
+
+		if (!flags)
+			return bad(c, CR_ERR_NOMEM, "out of memory");
+		rc = layer_u32(c, k(c, "attention.recurrent_layers"), m->n_layers, flags, &present);
+		if (!rc && !present) {
+			uint32_t interval = 4; /* llama.cpp's default (models/qwen35.cpp) */
+
+			rc = opt_u32(c, k(c, "full_attention_interval"), &interval, NULL);
+			if (!rc && interval == 0)
+				rc = bad(c, CR_ERR_INVALID, "%s: 0 (must be positive)", c->key);
+			for (uint32_t i = 0; !rc && i < m->n_layers; i++)
+				flags[i] = i < n_main && (i + 1) % interval != 0;
+			gm->full_attention_interval = interval;
+		}
+		for (uint32_t i = 0; !rc && i < m->n_layers; i++) {
+			if (flags[i]) {
+				m->layer_kind[i] = CR_LAYER_RECURRENT;
+				m->kv_heads[i] = 0;
+				any = true;
+			}
+		}
+		free(flags);
+		if (rc)
+			return rc;
+	} else {
+		for (uint32_t i = 0; i < n_main; i++) {
+			if (r->rec == REC_ALL || m->kv_heads[i] == 0) {
+				m->layer_kind[i] = CR_LAYER_RECURRENT;
+				m->kv_heads[i] = 0;
+				any = true;
+			}
+		}
+	}
+	if (!any)
+		return CR_OK;
+	/* Gated DeltaNet and Mamba share llama.cpp's state sizes
+	 * (llama-hparams.cpp n_embd_r / n_embd_s): conv (d_conv - 1) ×
+	 * (d_inner + 2 · n_group · d_state), recurrent d_state × d_inner.
+	 * estimate.c computes them from k_heads = n_group, k_head_dim = d_state,
+	 * v_heads × v_head_dim = d_inner. */
+	if ((rc = req_u32(c, k(c, "ssm.conv_kernel"), &conv)) ||
+	    (rc = req_u32(c, k(c, "ssm.inner_size"), &inner)) ||
+	    (rc = req_u32(c, k(c, "ssm.state_size"), &state)) ||
+	    (rc = opt_u32(c, k(c, "ssm.group_count"), &groups, NULL)) ||
+	    (rc = opt_u32(c, k(c, "ssm.time_step_rank"), &dt_rank, NULL)))
+		return rc;
+	m->linear.conv_kernel = conv;
+	m->linear.k_heads = groups;
+	m->linear.k_head_dim = state;
+	if (dt_rank && inner % dt_rank == 0) {
+		m->linear.v_heads = dt_rank;
+		m->linear.v_head_dim = inner / dt_rank;
+	} else {
+		m->linear.v_heads = 1;
+		m->linear.v_head_dim = inner;
+	}
+	return CR_OK;
+}
+
+static int map_experts(mctx *c, cr_gguf_model *gm)
+{
+	cr_model *m = &gm->model;
+	uint32_t total = 0, used = 0, shared = 0, exp_ff = 0;
+	bool has_ff;
+	int rc;
+
+	if ((rc = opt_u32(c, k(c, "expert_count"), &total, NULL)) ||
+	    (rc = opt_u32(c, k(c, "expert_used_count"), &used, NULL)) ||
+	    (rc = opt_u32(c, k(c, "expert_shared_count"), &shared, NULL)) ||
+	    (rc = opt_u32(c, k(c, "expert_feed_forward_length"), &exp_ff, &has_ff)))
+		return rc;
+	if (!total)
+		return CR_OK;
+	if (!used)
+		return bad(c, CR_ERR_INVALID, "%s.expert_count is %" PRIu32 " but %s.expert_used_count is 0 or missing",
+			   c->arch, total, c->arch);
+	if (used > total)
+		return bad(c, CR_ERR_INVALID, "%s.expert_used_count %" PRIu32 " is above %s.expert_count %" PRIu32,
+			   c->arch, used, c->arch, total);
+	m->experts_total = total;
+	m->experts_used = used;
+	m->experts_shared = shared;
+	if (has_ff && exp_ff)
+		m->ffn = exp_ff;
+	return CR_OK;
+}
+
+/* Parameters, expert parameters and bytes over every part. */
+static void count_tensors(const cr_gguf *const *parts, size_t n_parts, cr_gguf_model *gm)
+{
+	cr_model *m = &gm->model;
+
+	m->params = 0;
+	gm->expert_params = 0;
+	gm->weights_bytes = 0;
+	for (size_t p = 0; p < n_parts; p++) {
+		m->params += cr_gguf_param_count(parts[p]);
+		gm->weights_bytes += cr_gguf_tensor_bytes(parts[p]);
+		for (size_t i = 0; i < cr_gguf_tensor_count(parts[p]); i++) {
+			const cr_gguf_tensor *t = cr_gguf_tensor_at(parts[p], i);
+
+			if (is_expert_tensor(t->name))
+				gm->expert_params += t->n_elements;
+		}
+	}
+	m->active_params = m->params;
+	if (m->experts_total && gm->expert_params)
+		m->active_params = m->params - gm->expert_params +
+				   (uint64_t)((double)gm->expert_params * m->experts_used / m->experts_total);
+}
+
+static bool has_tensor(const cr_gguf *const *parts, size_t n_parts, const char *name)
+{
+	for (size_t p = 0; p < n_parts; p++)
+		if (cr_gguf_find_tensor(parts[p], name))
+			return true;
+	return false;
+}
+
+static const cr_gguf_tensor *find_tensor(const cr_gguf *const *parts, size_t n_parts,
+					 const char *name)
+{
+	for (size_t p = 0; p < n_parts; p++) {
+		const cr_gguf_tensor *t = cr_gguf_find_tensor(parts[p], name);
+
+		if (t)
+			return t;
+	}
+	return NULL;
+}
+
+static int map_attention(mctx *c, cr_gguf_model *gm, uint32_t *heads, uint32_t *kvh)
+{
+	cr_model *m = &gm->model;
+	uint32_t n = m->n_layers, hk = 0, hv = 0, lora = 0, kmla = 0, vmla = 0, rope = 0;
+	bool has_heads, has_kv, has_lora, has_kmla, has_vmla, has_rope;
+	int rc;
+
+	if ((rc = layer_u32(c, k(c, "attention.head_count"), n, heads, &has_heads)))
+		return rc;
+	if (!has_heads)
+		memset(heads, 0, n * sizeof(*heads));
+	memcpy(kvh, heads, n * sizeof(*kvh)); /* head_count_kv defaults to head_count */
+	if ((rc = layer_u32(c, k(c, "attention.head_count_kv"), n, kvh, &has_kv)))
+		return rc;
+	for (uint32_t i = 0; i < n; i++) {
+		if (heads[i] > m->n_heads)
+			m->n_heads = heads[i];
+		if (kvh[i] > UINT16_MAX)
+			return bad(c, CR_ERR_INVALID, "%s: %" PRIu32 " KV heads in layer %" PRIu32 " (at most 65535)",
+				   k(c, "attention.head_count_kv"), kvh[i], i);
+		m->kv_heads[i] = (uint16_t)kvh[i];
+	}
+	/* llama.cpp: key/value length default to n_embd / n_head(layer 0). */
+	if (heads[0]) {
+		hk = hv = m->hidden / heads[0];
+	}
+	if ((rc = opt_u32(c, k(c, "attention.key_length"), &hk, NULL)) ||
+	    (rc = opt_u32(c, k(c, "attention.value_length"), &hv, NULL)) ||
+	    (rc = opt_u32(c, k(c, "attention.kv_lora_rank"), &lora, &has_lora)) ||
+	    (rc = opt_u32(c, k(c, "attention.key_length_mla"), &kmla, &has_kmla)) ||
+	    (rc = opt_u32(c, k(c, "attention.value_length_mla"), &vmla, &has_vmla)) ||
+	    (rc = opt_u32(c, k(c, "rope.dimension_count"), &rope, &has_rope)))
+		return rc;
+	m->head_dim_k = hk;
+	m->head_dim_v = hv;
+	/* MLA as llama.cpp runs it (hparams.is_mla(): both *_mla lengths set):
+	 * the cache keeps one K row of key_length (= kv_lora_rank + rope dims,
+	 * 576 for DeepSeek-V3) per KV head and no V. Older DeepSeek GGUFs
+	 * without the *_mla keys run as plain multi-head attention with the
+	 * head counts and lengths they carry, and are mapped that way. */
+	if (has_lora && lora && has_kmla && kmla && has_vmla && vmla) {
+		m->mla = true;
+		m->mla_kv_lora_rank = lora;
+		m->mla_rope_dim = hk > lora ? hk - lora : (has_rope ? rope : 0);
+		m->head_dim_k = kmla;
+		m->head_dim_v = vmla;
+	}
+	return CR_OK;
+}
+
+int cr_gguf_to_model(const cr_gguf *const *parts, size_t n_parts, cr_gguf_model *out,
+		     cr_error *err)
+{
+	mctx c = { 0 };
+	const arch_rule *r;
+	cr_model *m;
+	uint32_t n, ctx, vocab = 0, nextn = 0, *heads = NULL, *kvh = NULL, *ff = NULL, file_type;
+	bool has_vocab, has_ff, present;
+	uint64_t toks;
+	int rc;
+
+	if (!out)
+		return cr_seterr(err, CR_ERR_INVALID, "gguf: no output");
+	memset(out, 0, sizeof(*out));
+	if (!parts || !n_parts || !parts[0])
+		return cr_seterr(err, CR_ERR_INVALID, "gguf: no header to map");
+	c.g = parts[0];
+	c.arch = cr_gguf_arch(c.g);
+	c.err = err;
+	m = &out->model;
+	if (!c.arch[0])
+		return bad(&c, CR_ERR_INVALID, "general.architecture: missing");
+	for (const char *const *x = refused; *x; x++)
+		if (strcmp(*x, c.arch) == 0)
+			return bad(&c, CR_ERR_UNSUPPORTED,
+				   "architecture '%s' is not supported: clefrun cannot size its memory", c.arch);
+	r = find_rule(c.arch);
+	if ((rc = check_parts(&c, parts, n_parts)))
+		return rc;
+	out->n_parts = (uint32_t)n_parts;
+	out->generic = r == NULL;
+
+	/* Without the standard keys there is nothing to map. */
+	if (!(rc = req_u32(&c, k(&c, "block_count"), &n)) && (n == 0 || n > CR_MAX_LAYERS))
+		return bad(&c, CR_ERR_RANGE, "%s.block_count %" PRIu32 ": expected 1 to %d layers", c.arch, n,
+			   CR_MAX_LAYERS);
+	if (rc || (rc = req_u32(&c, k(&c, "embedding_length"), &m->hidden)) ||
+	    (rc = req_u32(&c, k(&c, "context_length"), &ctx))) {
+		if (rc == CR_ERR_NOTFOUND && !r)
+			return bad(&c, CR_ERR_UNSUPPORTED,
+				   "unknown architecture '%s' without the standard key %s", c.arch, c.key);
+		return rc;
+	}
+	if (!m->hidden || !ctx)
+		return bad(&c, CR_ERR_INVALID, "%s: 0", m->hidden ? k(&c, "context_length") : k(&c, "embedding_length"));
+	m->n_layers = n;
+	m->context_max = ctx;
+	cr_strlcpy(m->arch, c.arch, sizeof(m->arch));
+
+	heads = calloc(n, sizeof(*heads));
+	kvh = calloc(n, sizeof(*kvh));
+	ff = calloc(n, sizeof(*ff));
+	if (!heads || !kvh || !ff) {
+		rc = bad(&c, CR_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = layer_u32(&c, k(&c, "feed_forward_length"), n, ff, &has_ff)))
+		goto out;
+	for (uint32_t i = 0; has_ff && i < n; i++)
+		if (ff[i] > m->ffn)
+			m->ffn = ff[i];
+	if ((rc = map_attention(&c, out, heads, kvh)) || (rc = map_experts(&c, out)))
+		goto out;
+	if ((rc = opt_u32(&c, k(&c, "nextn_predict_layers"), &nextn, NULL)))
+		goto out;
+	if (nextn >= n) {
+		rc = bad(&c, CR_ERR_INVALID, "%s.nextn_predict_layers %" PRIu32 " is not below block_count %" PRIu32,
+			 c.arch, nextn, n);
+		goto out;
+	}
+	/* Multi-token-prediction layers come last and keep no KV cache
+	 * (llama.cpp n_layer_kv_from_start = n_layer - nextn_predict_layers). */
+	for (uint32_t i = n - nextn; i < n; i++)
+		m->kv_heads[i] = 0;
+	out->nextn_layers = nextn;
+	if ((rc = map_recurrent(&c, r, out, n - nextn)) || (rc = map_swa(&c, r, out, n - nextn)))
+		goto out;
+	for (uint32_t i = 0; i < n; i++) {
+		if (m->layer_kind[i] != CR_LAYER_RECURRENT && m->kv_heads[i] &&
+		    (!m->head_dim_k || !m->head_dim_v) && !m->mla) {
+			rc = bad(&c, CR_ERR_INVALID, "layer %" PRIu32 " has %u KV heads but no head size (%s.attention.key_length)",
+				 i, m->kv_heads[i], c.arch);
+			goto out;
+		}
+	}
+
+	/* Vocabulary: {arch}.vocab_size, else the token list, else the
+	 * embedding matrix (llama.cpp: vocab_size || tokens array length). */
+	if ((rc = opt_u32(&c, k(&c, "vocab_size"), &vocab, &has_vocab)))
+		goto out;
+	if (!has_vocab || !vocab) {
+		if (cr_gguf_get_array(c.g, "tokenizer.ggml.tokens", NULL, &toks, NULL) == CR_OK &&
+		    toks && toks <= UINT32_MAX) {
+			vocab = (uint32_t)toks;
+		} else {
+			const cr_gguf_tensor *t = find_tensor(parts, n_parts, "token_embd.weight");
+
+			if (t && t->n_dims >= 2 && t->dims[1] <= UINT32_MAX)
+				vocab = (uint32_t)t->dims[1];
+		}
+	}
+	if (!vocab) {
+		rc = bad(&c, CR_ERR_INVALID,
+			 "vocabulary size unknown: no %s.vocab_size, tokenizer.ggml.tokens or token_embd.weight",
+			 c.arch);
+		goto out;
+	}
+	m->vocab = vocab;
+	m->tied_embeddings = has_tensor(parts, n_parts, "token_embd.weight") &&
+			     !has_tensor(parts, n_parts, "output.weight");
+	count_tensors(parts, n_parts, out);
+	if (!m->params) {
+		rc = bad(&c, CR_ERR_INVALID, "no tensors: a header without weights cannot be sized");
+		goto out;
+	}
+
+	model_id(cr_gguf_name(c.g), m->id, sizeof(m->id));
+	cr_strlcpy(m->name, m->id, sizeof(m->name));
+	opt_text(&c, "general.name", m->name, sizeof(m->name));
+	cr_strlcpy(m->family, c.arch, sizeof(m->family));
+	opt_text(&c, "general.basename", m->family, sizeof(m->family));
+	opt_text(&c, "general.organization", m->developer, sizeof(m->developer));
+	opt_text(&c, "general.license", m->license, sizeof(m->license));
+	if (opt_u32(&c, "general.file_type", &file_type, &present) == CR_OK && present &&
+	    cr_gguf_file_type_name(file_type))
+		cr_strlcpy(out->file_type, cr_gguf_file_type_name(file_type), sizeof(out->file_type));
+	snprintf(m->notes, sizeof(m->notes), "read from a GGUF header%s",
+		 out->generic ? "; architecture unknown to clefrun, mapped from the standard keys as full attention" : "");
+	cr_strlcpy(m->sources[0], cr_gguf_name(c.g), sizeof(m->sources[0]));
+	m->n_sources = 1;
+	rc = CR_OK;
+out:
+	free(heads);
+	free(kvh);
+	free(ff);
+	if (rc)
+		memset(out, 0, sizeof(*out));
+	return rc;
+}

@@ -1,0 +1,609 @@
+/*
+ * The URL backend of cr_source: HTTP(S) Range requests through libcurl.
+ *
+ * Opening sends "Range: bytes=0-(first_range_bytes - 1)" and learns the
+ * size from Content-Range (or Content-Length when the server ignores the
+ * range). The bytes from the start of the file are kept in a prefix cache,
+ * so the GGUF reader's growing reads each cost one request for exactly the
+ * missing bytes. Every response is checked: the status, a Content-Range
+ * that must match the request, a body that must be as long as announced,
+ * and a cap on all bytes received. A server that answers 200 to a Range
+ * request is read from the start only as far as needed, then cut off.
+ *
+ * Redirects (Hugging Face resolve URLs point to a CDN) are followed to
+ * http/https only, at most max_redirects; later requests go straight to
+ * where the first one landed. The bearer token goes through libcurl's
+ * CURLAUTH_BEARER, which libcurl sends to the original host only (never to
+ * the CDN a redirect names), and is never part of a message.
+ * curl_global_init is the caller's (the CLI's main).
+ */
+#include <curl/curl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clefrun/version.h"
+#include "source_internal.h"
+#include "util.h"
+
+/* Bytes of an error page read before giving up on it. */
+#define ERROR_BODY_MAX (64u << 10)
+
+typedef struct xfer {
+	/* what was asked */
+	uint64_t start;         /* first byte wanted */
+	uint64_t len;           /* bytes wanted (ranged); 0 with `whole` */
+	bool ranged;            /* a Range header was sent */
+	bool whole;             /* a plain GET of a small document */
+	size_t whole_max;
+	/* where the body goes */
+	unsigned char *dst;     /* len bytes */
+	unsigned char *grow;    /* whole: malloc'd, grown */
+	uint64_t got;           /* body bytes stored */
+	uint64_t skip;          /* 200 to a range: bytes before `start` left to drop */
+	/* the current response */
+	long status;
+	bool have_cr;
+	uint64_t cr_start, cr_end, cr_total;
+	bool cr_total_known;
+	bool have_cl;
+	uint64_t content_length;
+	bool checked;           /* status and headers examined at the first body byte */
+	bool done;              /* enough bytes: the transfer was cut on purpose */
+	int fail;               /* a cr_status decided inside a callback */
+	char why[256];
+	/* counters */
+	struct http_impl *h;
+	cr_source_stats *stats;
+	uint64_t received;      /* body bytes of this transfer */
+	uint64_t cap_left;
+} xfer;
+
+typedef struct http_impl {
+	CURL *curl;
+	char *url;         /* as given */
+	char *eff;         /* where the first request landed after redirects */
+	bool eff_same_host;
+	char *token;
+	cr_http_opts o;
+	unsigned char *cache;  /* file bytes [0, cache_len) */
+	size_t cache_len;
+	uint64_t received;     /* all body bytes so far, for the cap */
+} http_impl;
+
+/* "scheme://user:pass@host/..." without the credentials, for messages. */
+static char *display_url(const char *url)
+{
+	const char *scheme = strstr(url, "://"), *at, *slash;
+	char *out;
+
+	if (!scheme)
+		return strdup(url);
+	at = strchr(scheme + 3, '@');
+	slash = strchr(scheme + 3, '/');
+	if (!at || (slash && at > slash))
+		return strdup(url);
+	out = malloc(strlen(url) + 1);
+	if (!out)
+		return NULL;
+	memcpy(out, url, (size_t)(scheme + 3 - url));
+	memcpy(out + (scheme + 3 - url), at + 1, strlen(at + 1) + 1);
+	return out;
+}
+
+static bool is_http(const char *url)
+{
+	return strncmp(url, "http://", 7) == 0 || strncmp(url, "https://", 8) == 0;
+}
+
+static int ci_prefix(const char *s, size_t n, const char *p)
+{
+	size_t k = strlen(p);
+
+	if (n < k)
+		return 0;
+	for (size_t i = 0; i < k; i++) {
+		char c = s[i];
+
+		if (c >= 'A' && c <= 'Z')
+			c = (char)(c - 'A' + 'a');
+		if (c != p[i])
+			return 0;
+	}
+	return 1;
+}
+
+static bool parse_u64(const char **p, const char *end, uint64_t *v)
+{
+	const char *s = *p;
+
+	if (s >= end || *s < '0' || *s > '9')
+		return false;
+	*v = 0;
+	while (s < end && *s >= '0' && *s <= '9') {
+		if (*v > (UINT64_MAX - 9) / 10)
+			return false;
+		*v = *v * 10 + (uint64_t)(*s - '0');
+		s++;
+	}
+	*p = s;
+	return true;
+}
+
+/* "bytes S-E/T", "bytes S-E/ *" (size unknown) or "bytes * /T" (416). */
+static void parse_content_range(xfer *x, const char *v, const char *end)
+{
+	while (v < end && *v == ' ')
+		v++;
+	x->have_cr = false;
+	if (!ci_prefix(v, (size_t)(end - v), "bytes "))
+		return;
+	v += 6;
+	if (v < end && *v == '*') {
+		v++;
+		x->cr_start = x->cr_end = 0;
+	} else if (!parse_u64(&v, end, &x->cr_start) || v >= end || *v++ != '-' ||
+		   !parse_u64(&v, end, &x->cr_end)) {
+		x->have_cr = true; /* present but malformed: cr_total_known false, start > end */
+		x->cr_start = 1;
+		x->cr_end = 0;
+		return;
+	}
+	if (v >= end || *v++ != '/')
+		return;
+	x->have_cr = true;
+	x->cr_total_known = v < end && *v != '*' && parse_u64(&v, end, &x->cr_total);
+}
+
+static size_t on_header(char *line, size_t size, size_t n, void *ud)
+{
+	xfer *x = ud;
+	size_t len = size * n;
+	const char *end = line + len;
+
+	while (end > line && (end[-1] == '\r' || end[-1] == '\n'))
+		end--;
+	if (ci_prefix(line, len, "http/")) {
+		/* A new response (the first, or after a redirect). */
+		x->have_cr = x->cr_total_known = x->have_cl = false;
+		x->stats->requests++;
+	} else if (ci_prefix(line, len, "content-range:")) {
+		parse_content_range(x, line + 14, end);
+	} else if (ci_prefix(line, len, "content-length:")) {
+		const char *v = line + 15;
+
+		while (v < end && *v == ' ')
+			v++;
+		x->have_cl = parse_u64(&v, end, &x->content_length);
+	}
+	return len;
+}
+
+static size_t set_fail(xfer *x, int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static size_t set_fail(xfer *x, int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	x->fail = status;
+	va_start(ap, fmt);
+	vsnprintf(x->why, sizeof(x->why), fmt, ap);
+	va_end(ap);
+	return 0; /* makes libcurl abort the transfer */
+}
+
+/* The first body byte: is this response what was asked for? */
+static size_t check_response(xfer *x)
+{
+	curl_easy_getinfo(x->h->curl, CURLINFO_RESPONSE_CODE, &x->status);
+	x->checked = true;
+	if (x->status >= 300)
+		return 1; /* an error page: judged after the transfer */
+	if (x->whole || x->status == 200) {
+		if (x->ranged)
+			x->skip = x->start; /* the range was ignored: the body starts at 0 */
+		return 1;
+	}
+	if (x->status != 206)
+		return set_fail(x, CR_ERR_IO, "HTTP %ld: unexpected status for a range request", x->status);
+	if (!x->have_cr)
+		return set_fail(x, CR_ERR_IO, "HTTP 206 without a Content-Range");
+	if (x->cr_start != x->start || x->cr_end < x->cr_start ||
+	    x->cr_end - x->cr_start + 1 > x->len ||
+	    (x->cr_end - x->cr_start + 1 < x->len && !(x->cr_total_known && x->cr_end + 1 == x->cr_total)) ||
+	    (x->cr_total_known && x->cr_end >= x->cr_total))
+		return set_fail(x, CR_ERR_IO,
+				"HTTP 206 with Content-Range bytes %" PRIu64 "-%" PRIu64 " for a request of bytes %"
+				PRIu64 "-%" PRIu64, x->cr_start, x->cr_end, x->start, x->start + x->len - 1);
+	return 1;
+}
+
+static size_t on_body(char *data, size_t size, size_t n, void *ud)
+{
+	xfer *x = ud;
+	size_t len = size * n, take;
+
+	if (!x->checked && !check_response(x))
+		return 0;
+	if (len > x->cap_left)
+		return set_fail(x, CR_ERR_IO, "read cap of %" PRIu64 " bytes reached", x->h->o.max_total_bytes);
+	x->cap_left -= len;
+	x->received += len;
+	x->stats->bytes_fetched += len;
+	if (x->status >= 300)
+		return x->received > ERROR_BODY_MAX ? 0 : len;
+	if (x->whole) {
+		if (x->got + len > x->whole_max)
+			return set_fail(x, CR_ERR_IO, "document larger than %zu bytes", x->whole_max);
+		{
+			unsigned char *g = realloc(x->grow, (size_t)(x->got + len + 1));
+
+			if (!g)
+				return set_fail(x, CR_ERR_NOMEM, "out of memory");
+			x->grow = g;
+		}
+		memcpy(x->grow + x->got, data, len);
+		x->got += len;
+		return len;
+	}
+	if (x->skip) {
+		size_t s = x->skip < len ? (size_t)x->skip : len;
+
+		x->skip -= s;
+		data += s;
+		len -= s;
+	}
+	take = (uint64_t)len < x->len - x->got ? len : (size_t)(x->len - x->got);
+	if (x->status == 206 && take < len)
+		return set_fail(x, CR_ERR_IO, "HTTP 206 body longer than its Content-Range");
+	memcpy(x->dst + x->got, data, take);
+	x->got += take;
+	if (x->got == x->len && x->status == 200) {
+		x->done = true; /* the rest of a 200 body is not needed */
+		return 0;
+	}
+	return size * n;
+}
+
+static int http_error(const char *name, long status, cr_error *err)
+{
+	switch (status) {
+	case 401:
+	case 403:
+		return cr_seterr(err, CR_ERR_IO,
+				 "%s: HTTP %ld: access denied (a gated or private model: set HF_TOKEN, and accept the license on the model page)",
+				 name, status);
+	case 404:
+		return cr_seterr(err, CR_ERR_NOTFOUND, "%s: HTTP 404: not found", name);
+	case 416:
+		return cr_seterr(err, CR_ERR_IO, "%s: HTTP 416: range not satisfiable (the file is shorter than its header says)",
+				 name);
+	default:
+		if (status >= 500)
+			return cr_seterr(err, CR_ERR_IO, "%s: HTTP %ld: server error", name, status);
+		return cr_seterr(err, CR_ERR_IO, "%s: HTTP %ld: unexpected status", name, status);
+	}
+}
+
+static int curl_error(const char *name, CURLcode cc, const char *detail, cr_error *err)
+{
+	const char *what;
+
+	switch (cc) {
+	case CURLE_OPERATION_TIMEDOUT:
+		what = "timed out";
+		break;
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_COULDNT_RESOLVE_PROXY:
+		what = "cannot resolve the host";
+		break;
+	case CURLE_COULDNT_CONNECT:
+		what = "cannot connect";
+		break;
+	case CURLE_TOO_MANY_REDIRECTS:
+		what = "too many redirects";
+		break;
+	case CURLE_UNSUPPORTED_PROTOCOL:
+		what = "a redirect to a non-HTTP(S) URL was refused";
+		break;
+	case CURLE_PARTIAL_FILE:
+	case CURLE_RECV_ERROR:
+	case CURLE_GOT_NOTHING:
+		what = "the connection closed before the body was complete";
+		break;
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_SSL_CERTPROBLEM:
+	case CURLE_SSL_CIPHER:
+	case CURLE_SSL_CACERT_BADFILE:
+		what = "TLS failure";
+		break;
+	default:
+		what = curl_easy_strerror(cc);
+		break;
+	}
+	if (detail && *detail && strcmp(detail, what) != 0)
+		return cr_seterr(err, CR_ERR_IO, "%s: %s (%s)", name, what, detail);
+	return cr_seterr(err, CR_ERR_IO, "%s: %s", name, what);
+}
+
+/* One transfer; x describes what is wanted. */
+static int perform(cr_source *src, http_impl *h, const char *url, bool send_token, xfer *x,
+		   cr_error *err)
+{
+	char range[64], ebuf[CURL_ERROR_SIZE] = "", ua[64];
+	CURL *c = h->curl;
+	CURLcode cc;
+
+	x->h = h;
+	x->stats = &src->stats;
+	x->cap_left = h->o.max_total_bytes > h->received ? h->o.max_total_bytes - h->received : 0;
+	curl_easy_reset(c);
+	snprintf(ua, sizeof(ua), "clefrun/%s", CR_VERSION_STRING);
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_USERAGENT, h->o.user_agent ? h->o.user_agent : ua);
+	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+	curl_easy_setopt(c, CURLOPT_MAXREDIRS, h->o.max_redirects);
+#if LIBCURL_VERSION_NUM >= 0x075500
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+#else
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, h->o.connect_timeout_s);
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, h->o.low_speed_bps);
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, h->o.low_speed_time_s);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, ebuf);
+	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(c, CURLOPT_HEADERDATA, x);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, x);
+	/* Byte ranges of a GGUF must arrive as stored, not re-encoded. */
+	curl_easy_setopt(c, CURLOPT_HTTP_CONTENT_DECODING, 0L);
+	if (send_token && h->token) {
+		curl_easy_setopt(c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BEARER);
+		curl_easy_setopt(c, CURLOPT_XOAUTH2_BEARER, h->token);
+	}
+	if (x->ranged) {
+		snprintf(range, sizeof(range), "%" PRIu64 "-%" PRIu64, x->start, x->start + x->len - 1);
+		curl_easy_setopt(c, CURLOPT_RANGE, range);
+	}
+	cc = curl_easy_perform(c);
+	h->received += x->received;
+	if (x->fail)
+		return cr_seterr(err, x->fail, "%s: %s", src->name, x->why);
+	if (cc != CURLE_OK && !(cc == CURLE_WRITE_ERROR && x->done))
+		return curl_error(src->name, cc, ebuf, err);
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &x->status);
+	if (x->status >= 300 || x->status < 200)
+		return http_error(src->name, x->status, err);
+	/* Short bodies are judged by the caller, which knows what it needs. */
+	return CR_OK;
+}
+
+/* A range transfer that first tries where the last request landed, and
+ * the original URL again if that fails (a CDN link may have expired). */
+static int fetch(cr_source *src, http_impl *h, xfer *x, cr_error *err)
+{
+	int rc;
+
+	if (h->eff && strcmp(h->eff, h->url) != 0) {
+		xfer saved = *x;
+
+		rc = perform(src, h, h->eff, h->eff_same_host, x, err);
+		if (rc == CR_OK || x->status < 400)
+			return rc;
+		*x = saved;
+	}
+	return perform(src, h, h->url, true, x, err);
+}
+
+static bool same_origin(const char *a, const char *b)
+{
+	CURLU *ua = curl_url(), *ub = curl_url();
+	char *ha = NULL, *hb = NULL, *pa = NULL, *pb = NULL, *sa = NULL, *sb = NULL;
+	bool same = false;
+
+	if (ua && ub && !curl_url_set(ua, CURLUPART_URL, a, 0) && !curl_url_set(ub, CURLUPART_URL, b, 0) &&
+	    !curl_url_get(ua, CURLUPART_HOST, &ha, 0) && !curl_url_get(ub, CURLUPART_HOST, &hb, 0) &&
+	    !curl_url_get(ua, CURLUPART_PORT, &pa, CURLU_DEFAULT_PORT) &&
+	    !curl_url_get(ub, CURLUPART_PORT, &pb, CURLU_DEFAULT_PORT) &&
+	    !curl_url_get(ua, CURLUPART_SCHEME, &sa, 0) && !curl_url_get(ub, CURLUPART_SCHEME, &sb, 0))
+		same = cr_strcasecmp(ha, hb) == 0 && strcmp(pa, pb) == 0 && strcmp(sa, sb) == 0;
+	curl_free(ha);
+	curl_free(hb);
+	curl_free(pa);
+	curl_free(pb);
+	curl_free(sa);
+	curl_free(sb);
+	curl_url_cleanup(ua);
+	curl_url_cleanup(ub);
+	return same;
+}
+
+static int http_read(cr_source *src, uint64_t off, void *buf, size_t len, cr_error *err)
+{
+	http_impl *h = src->impl;
+	xfer x;
+	int rc;
+
+	if (off + len <= h->cache_len) {
+		memcpy(buf, h->cache + off, len);
+		return CR_OK;
+	}
+	memset(&x, 0, sizeof(x));
+	x.ranged = true;
+	if (off <= h->cache_len) {
+		/* Extend the prefix cache by exactly the missing bytes. */
+		uint64_t want = off + len - h->cache_len;
+		unsigned char *nc = realloc(h->cache, (size_t)(off + len));
+
+		if (!nc)
+			return cr_seterr(err, CR_ERR_NOMEM, "%s: out of memory", src->name);
+		h->cache = nc;
+		x.start = h->cache_len;
+		x.len = want;
+		x.dst = h->cache + h->cache_len;
+		if ((rc = fetch(src, h, &x, err)))
+			return rc;
+		if (x.got != want)
+			return cr_seterr(err, CR_ERR_IO, "%s: the body ended after %" PRIu64 " of %" PRIu64 " bytes",
+					 src->name, x.got, want);
+		h->cache_len = (size_t)(off + len);
+		memcpy(buf, h->cache + off, len);
+		return CR_OK;
+	}
+	x.start = off;
+	x.len = len;
+	x.dst = buf;
+	if ((rc = fetch(src, h, &x, err)))
+		return rc;
+	if (x.got != len)
+		return cr_seterr(err, CR_ERR_IO, "%s: the body ended after %" PRIu64 " of %zu bytes", src->name,
+				 x.got, len);
+	return CR_OK;
+}
+
+static void http_close(cr_source *src)
+{
+	http_impl *h = src->impl;
+
+	if (!h)
+		return;
+	if (h->curl)
+		curl_easy_cleanup(h->curl);
+	if (h->token) {
+		memset(h->token, 0, strlen(h->token));
+		free(h->token);
+	}
+	free(h->url);
+	free(h->eff);
+	free(h->cache);
+	free(h);
+}
+
+static const cr_source_ops http_ops = { http_read, http_close };
+
+static int new_http(const char *url, const cr_http_opts *opts, cr_source **out, cr_error *err)
+{
+	static const cr_http_opts defaults = CR_HTTP_OPTS_INIT;
+	http_impl *h;
+	cr_source *s;
+	char *name;
+	int rc;
+
+	*out = NULL;
+	if (!is_http(url))
+		return cr_seterr(err, CR_ERR_INVALID, "%s: not an http:// or https:// URL", url);
+	if (!(name = display_url(url)))
+		return cr_seterr(err, CR_ERR_NOMEM, "out of memory");
+	rc = cr_source_alloc(name, &http_ops, &s, err);
+	free(name);
+	if (rc)
+		return rc;
+	h = calloc(1, sizeof(*h));
+	s->impl = h;
+	if (!h || !(h->url = strdup(url)) || !(h->curl = curl_easy_init()) ||
+	    (opts && opts->bearer_token && !(h->token = strdup(opts->bearer_token)))) {
+		cr_source_free(s);
+		return cr_seterr(err, CR_ERR_NOMEM, "%s: cannot start a transfer", url);
+	}
+	h->o = opts ? *opts : defaults;
+	h->o.bearer_token = NULL;
+	if (!h->o.first_range_bytes)
+		h->o.first_range_bytes = defaults.first_range_bytes;
+	if (!h->o.max_total_bytes)
+		h->o.max_total_bytes = defaults.max_total_bytes;
+	*out = s;
+	return CR_OK;
+}
+
+int cr_source_open_url(const char *url, const cr_http_opts *opts, cr_source **out, cr_error *err)
+{
+	cr_source *s;
+	http_impl *h;
+	xfer x;
+	char *eff = NULL;
+	int rc;
+
+	if ((rc = new_http(url, opts, &s, err)))
+		return rc;
+	h = s->impl;
+	memset(&x, 0, sizeof(x));
+	x.ranged = true;
+	x.start = 0;
+	x.len = h->o.first_range_bytes;
+	if (x.len > h->o.max_total_bytes)
+		x.len = h->o.max_total_bytes;
+	if (!(h->cache = malloc((size_t)x.len))) {
+		cr_source_free(s);
+		return cr_seterr(err, CR_ERR_NOMEM, "%s: out of memory", url);
+	}
+	x.dst = h->cache;
+	rc = perform(s, h, h->url, true, &x, err);
+	if (rc && x.status == 416 && x.have_cr && x.cr_total_known && x.cr_total == 0) {
+		rc = CR_OK; /* an empty file */
+		s->size = 0;
+	} else if (!rc) {
+		if (x.status == 206 && x.cr_total_known)
+			s->size = x.cr_total;
+		else if (x.status == 200 && x.have_cl)
+			s->size = x.content_length;
+		else if (x.status == 200 && !x.done)
+			s->size = x.got; /* the whole body arrived */
+		else
+			rc = cr_seterr(err, CR_ERR_IO, "%s: the server did not say how large the file is", s->name);
+	}
+	if (!rc && x.got < x.len && x.got < s->size)
+		rc = cr_seterr(err, CR_ERR_IO, "%s: the body ended after %" PRIu64 " bytes", s->name, x.got);
+	if (rc) {
+		cr_source_free(s);
+		return rc;
+	}
+	h->cache_len = (size_t)x.got;
+	if (curl_easy_getinfo(h->curl, CURLINFO_EFFECTIVE_URL, &eff) == CURLE_OK && eff &&
+	    strcmp(eff, h->url) != 0) {
+		h->eff = strdup(eff);
+		h->eff_same_host = h->eff && same_origin(h->eff, h->url);
+	}
+	*out = s;
+	return CR_OK;
+}
+
+int cr_source_fetch_url(const char *url, const cr_http_opts *opts, size_t max_bytes, char **body,
+			size_t *len, cr_source_stats *stats, cr_error *err)
+{
+	cr_source *s;
+	xfer x;
+	int rc;
+
+	*body = NULL;
+	*len = 0;
+	if ((rc = new_http(url, opts, &s, err)))
+		return rc;
+	memset(&x, 0, sizeof(x));
+	x.whole = true;
+	x.whole_max = max_bytes;
+	rc = perform(s, s->impl, url, true, &x, err);
+	if (stats) {
+		stats->requests += s->stats.requests;
+		stats->bytes_fetched += s->stats.bytes_fetched;
+	}
+	if (!rc) {
+		if (!x.grow && !(x.grow = malloc(1)))
+			rc = cr_seterr(err, CR_ERR_NOMEM, "out of memory");
+		else {
+			x.grow[x.got] = '\0';
+			*body = (char *)x.grow;
+			*len = (size_t)x.got;
+			x.grow = NULL;
+		}
+	}
+	free(x.grow);
+	cr_source_free(s);
+	return rc;
+}

@@ -1,0 +1,257 @@
+#!/usr/bin/env python3
+"""A loopback HTTP server for clefrun's remote tests (stdlib only).
+
+  http_server.py --root DIR --log FILE
+
+Binds 127.0.0.1 on an ephemeral port, prints "PORT <n>" on stdout, serves
+until killed. Every request is appended to FILE as one JSON line
+{"method", "path", "host", "range", "auth", "status", "bytes"} so a test
+can count requests and body bytes.
+
+Paths (NAME is a file under --root):
+  /files/NAME              Range-aware (206 + Content-Range, 416 past the end)
+  /norange/NAME            ignores Range: 200 with the whole body
+  /badrange/NAME           206 with a Content-Range 7 bytes off
+  /truncated/NAME          206 that closes after half the promised body
+  /slow/NAME               sends one byte every 0.5 s
+  /status/CODE             answers CODE (401, 403, 404, 416, 500, ...)
+  /redirect/N/NAME         N redirects, then /files/NAME
+  /loop                    redirects to itself
+  /tofile                  redirects to file:///etc/passwd
+  /auth/NAME               /files/NAME behind "Authorization: Bearer secret-token"
+  /api/models/O/R/tree/REV[?recursive=true]
+                           a Hugging Face tree listing of the .gguf files in
+                           --root (repo "gated/R": token required)
+  /O/R/resolve/REV/PATH    302 to http://localhost:PORT/cdn/PATH, like the
+                           Hugging Face CDN (repo "gated/R": token required)
+  /cdn/NAME                /files/NAME on the "other host"
+"""
+import argparse
+import json
+import os
+import re
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+TOKEN = "secret-token"
+LOCK = threading.Lock()
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "clefrun-test"
+
+    def log_message(self, fmt, *args):  # quiet
+        pass
+
+    def record(self, status, nbytes):
+        entry = {"method": self.command, "path": self.path,
+                 "host": self.headers.get("Host", ""),
+                 "range": self.headers.get("Range"),
+                 "auth": self.headers.get("Authorization") is not None,
+                 "status": status, "bytes": nbytes}
+        with LOCK, open(self.server.log, "a") as f:
+            f.write(json.dumps(entry) + "\n")
+
+    def send_plain(self, status, body=b"", headers=None):
+        self.send_response(status)
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        # Logged before the body goes out, so the line is there when the
+        # client has its last byte.
+        self.record(status, len(body))
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def redirect(self, location, status=302):
+        self.send_plain(status, b"redirect\n", {"Location": location})
+
+    def authorized(self):
+        return self.headers.get("Authorization") == "Bearer " + TOKEN
+
+    def file_path(self, name):
+        name = name.split("?", 1)[0]
+        p = os.path.realpath(os.path.join(self.server.root, name))
+        if not p.startswith(os.path.realpath(self.server.root) + os.sep) or not os.path.isfile(p):
+            return None
+        return p
+
+    def parse_range(self, size):
+        r = self.headers.get("Range")
+        m = re.fullmatch(r"bytes=(\d+)-(\d*)", r or "")
+        if not m:
+            return None
+        start = int(m.group(1))
+        end = int(m.group(2)) if m.group(2) else size - 1
+        return start, min(end, size - 1)
+
+    def serve_file(self, name, mode="normal"):
+        p = self.file_path(name)
+        if not p:
+            return self.send_plain(404, b"not found\n")
+        size = os.path.getsize(p)
+        rng = None if mode == "norange" else self.parse_range(size)
+        if self.headers.get("Range") and rng is None and mode != "norange":
+            return self.send_plain(400, b"bad range\n")
+        if rng and rng[0] >= size:
+            return self.send_plain(416, b"", {"Content-Range": "bytes */%d" % size})
+        if mode == "norange":
+            return self.stream_whole(p, size)
+        with open(p, "rb") as f:
+            if rng:
+                start, end = rng
+                f.seek(start)
+                body = f.read(end - start + 1)
+                status = 206
+                shown = start + 7 if mode == "badrange" else start
+                headers = {"Content-Range": "bytes %d-%d/%d" % (shown, shown + len(body) - 1, size)}
+            else:
+                body = f.read()
+                status, headers = 200, {}
+        if mode == "truncated":
+            self.send_response(status)
+            for k, v in headers.items():
+                self.send_header(k, v)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            half = body[:len(body) // 2]
+            self.wfile.write(half)
+            self.wfile.flush()
+            self.record(status, len(half))
+            self.close_connection = True
+            return
+        if mode == "slow":
+            self.send_response(status)
+            for k, v in headers.items():
+                self.send_header(k, v)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            sent = 0
+            try:
+                for i in range(len(body)):
+                    self.wfile.write(body[i:i + 1])
+                    self.wfile.flush()
+                    sent += 1
+                    time.sleep(0.5)
+            except OSError:
+                pass
+            self.record(status, sent)
+            self.close_connection = True
+            return
+        self.send_response(status)
+        for k, v in headers.items():
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("ETag", '"%x-%x"' % (size, int(os.path.getmtime(p))))
+        self.end_headers()
+        self.record(status, len(body))
+        self.wfile.write(body)
+
+    def stream_whole(self, p, size):
+        """200 with the whole file, whatever the Range said, in pieces, so
+        that a client that stops reading stops the count."""
+        self.send_response(200)
+        self.send_header("Content-Length", str(size))
+        self.end_headers()
+        sent = 0
+        try:
+            with open(p, "rb") as f:
+                while True:
+                    piece = f.read(65536)
+                    if not piece:
+                        break
+                    self.wfile.write(piece)
+                    sent += len(piece)
+        except OSError:
+            self.close_connection = True
+        self.record(200, sent)
+
+    def tree(self, owner, repo):
+        if owner == "gated" and not self.authorized():
+            return self.send_plain(401, b'{"error":"gated"}')
+        if repo == "missing":
+            return self.send_plain(404, b'{"error":"Repository not found"}')
+        out = []
+        for root, _, files in os.walk(self.server.root):
+            for fn in sorted(files):
+                full = os.path.join(root, fn)
+                rel = os.path.relpath(full, self.server.root)
+                size = os.path.getsize(full)
+                out.append({"type": "file", "oid": "0" * 40, "size": size, "path": rel,
+                            "lfs": {"oid": "1" * 64, "size": size, "pointerSize": 134}})
+        out.append({"type": "directory", "oid": "2" * 40, "size": 0, "path": "sub"})
+        self.send_plain(200, json.dumps(out).encode(), {"Content-Type": "application/json"})
+
+    def do_GET(self):
+        path = self.path
+        port = self.server.server_address[1]
+        m = re.fullmatch(r"/(files|norange|badrange|truncated|slow)/(.+)", path)
+        if m:
+            mode = {"files": "normal"}.get(m.group(1), m.group(1))
+            return self.serve_file(m.group(2), mode)
+        m = re.fullmatch(r"/status/(\d+)", path)
+        if m:
+            return self.send_plain(int(m.group(1)), b"status\n")
+        m = re.fullmatch(r"/redirect/(\d+)/(.+)", path)
+        if m:
+            n = int(m.group(1))
+            if n <= 0:
+                return self.redirect("/files/" + m.group(2))
+            return self.redirect("/redirect/%d/%s" % (n - 1, m.group(2)))
+        if path == "/loop":
+            return self.redirect("/loop")
+        if path == "/tofile":
+            return self.redirect("file:///etc/passwd")
+        m = re.fullmatch(r"/auth/(.+)", path)
+        if m:
+            if not self.authorized():
+                return self.send_plain(401, b"unauthorized\n")
+            return self.serve_file(m.group(1))
+        m = re.fullmatch(r"/api/models/([^/]+)/([^/]+)/tree/([^/?]+)(\?.*)?", path)
+        if m:
+            return self.tree(m.group(1), m.group(2))
+        m = re.fullmatch(r"/([^/]+)/([^/]+)/resolve/([^/]+)/(.+)", path)
+        if m:
+            if m.group(1) == "gated" and not self.authorized():
+                return self.send_plain(401, b"gated\n")
+            return self.redirect("http://localhost:%d/cdn/%s" % (port, m.group(4)))
+        m = re.fullmatch(r"/cdn/(.+)", path)
+        if m:
+            return self.serve_file(m.group(1))
+        return self.send_plain(404, b"no route\n")
+
+    do_HEAD = do_GET
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        # Clients that hang up mid-body are part of the tests.
+        if not isinstance(sys.exc_info()[1], (ConnectionError, BrokenPipeError, TimeoutError)):
+            super().handle_error(request, client_address)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--root", required=True)
+    ap.add_argument("--log", required=True)
+    args = ap.parse_args()
+    srv = Server(("127.0.0.1", 0), Handler)
+    srv.root = args.root
+    srv.log = args.log
+    open(args.log, "w").close()
+    print("PORT %d" % srv.server_address[1], flush=True)
+    try:
+        srv.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,476 @@
+/*
+ * GGUF header -> cr_model, per architecture: layer kinds, heads, windows,
+ * experts, MLA, and the exact KV and state bytes the estimator computes from
+ * the mapped model, checked by hand and against the catalog's record of the
+ * same model (the estimator must not be able to tell them apart).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "clefrun/clefrun.h"
+#include "gguf_build.h"
+
+#define FIX CLEFRUN_GGUF_FIXTURES
+
+static cr_catalog *cat;
+
+static int setup(void **state)
+{
+	cr_error err = { 0, "" };
+
+	(void)state;
+	return cr_catalog_load_embedded(&cat, &err);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	cr_catalog_free(cat);
+	return 0;
+}
+
+static cr_gguf *load_fixture(const char *file)
+{
+	char path[512];
+	cr_source *s;
+	cr_gguf *g;
+	cr_error err = { 0, "" };
+	cr_gguf_opts o = CR_GGUF_OPTS_INIT;
+
+	o.allow_truncated = true;
+	snprintf(path, sizeof(path), "%s/%s", FIX, file);
+	assert_int_equal(cr_source_open_file(path, &s, &err), 0);
+	if (cr_gguf_load(s, &o, &g, &err))
+		fail_msg("%s", err.message);
+	cr_source_free(s);
+	return g;
+}
+
+static void map_fixture(const char *file, cr_gguf_model *gm)
+{
+	cr_gguf *g = load_fixture(file);
+	const cr_gguf *parts[1] = { g };
+	cr_error err = { 0, "" };
+
+	if (cr_gguf_to_model(parts, 1, gm, &err))
+		fail_msg("%s", err.message);
+	cr_gguf_free(g);
+}
+
+static uint64_t kv_at(const cr_model *m, uint32_t ctx, cr_kv_type t)
+{
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+
+	o.n_ctx = ctx;
+	o.type_k = o.type_v = t;
+	return cr_estimate_kv_bytes(m, &o);
+}
+
+static uint64_t state_of(const cr_model *m)
+{
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+
+	return cr_estimate_state_bytes(m, &o);
+}
+
+/* KV and state bytes agree with the catalog's record at several contexts. */
+static void same_as_catalog(const cr_model *m, const char *id)
+{
+	const cr_model *c = cr_catalog_find_model(cat, id);
+	static const uint32_t ctxs[] = { 512, 4096, 32768 };
+
+	assert_non_null(c);
+	for (size_t i = 0; i < 3; i++) {
+		assert_int_equal(kv_at(m, ctxs[i], CR_KV_F16), kv_at(c, ctxs[i], CR_KV_F16));
+		assert_int_equal(kv_at(m, ctxs[i], CR_KV_Q8_0), kv_at(c, ctxs[i], CR_KV_Q8_0));
+	}
+	assert_int_equal(state_of(m), state_of(c));
+	assert_int_equal(cr_model_kv_layers(m), cr_model_kv_layers(c));
+	assert_int_equal(m->n_layers, c->n_layers);
+	assert_int_equal(m->vocab, c->vocab);
+	assert_int_equal(m->context_max, c->context_max);
+}
+
+static void test_llama_dense(void **state)
+{
+	cr_gguf_model gm;
+	const cr_model *m = &gm.model;
+
+	(void)state;
+	map_fixture("llama-3.1-8b.hdr.gguf", &gm);
+	assert_string_equal(m->arch, "llama");
+	assert_string_equal(m->id, "llama-3.1-8b.hdr");
+	assert_false(gm.generic);
+	assert_int_equal(m->n_layers, 32);
+	assert_int_equal(m->hidden, 4096);
+	assert_int_equal(m->ffn, 14336);
+	assert_int_equal(m->n_heads, 32);
+	assert_int_equal(m->kv_heads[0], 8);
+	assert_int_equal(m->kv_heads[31], 8);
+	assert_int_equal(m->head_dim_k, 128);
+	assert_int_equal(m->head_dim_v, 128);
+	assert_int_equal(m->context_max, 131072);
+	assert_int_equal(m->vocab, 128256);
+	assert_false(m->tied_embeddings);
+	assert_int_equal(m->params, 8030261248ull); /* Llama-3.1-8B's published count */
+	assert_int_equal(m->active_params, m->params);
+	assert_int_equal(cr_model_count_layers(m, CR_LAYER_FULL), 32);
+	assert_string_equal(gm.file_type, "Q4_K_M");
+	/* 32 layers × 8 heads × 128 × (K + V) × 2 B = 128 KiB per token. */
+	assert_int_equal(kv_at(m, 8192, CR_KV_F16), 8192ull * 131072);
+	same_as_catalog(m, "llama-3.1-8b");
+}
+
+static void test_gemma3_sliding(void **state)
+{
+	cr_gguf_model gm;
+	const cr_model *m = &gm.model;
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+
+	(void)state;
+	map_fixture("gemma-3-4b.hdr.gguf", &gm);
+	assert_int_equal(m->window, 1024);
+	assert_int_equal(gm.swa_period, 6);
+	/* Every 6th layer (5, 11, ...) keeps full attention. */
+	for (uint32_t i = 0; i < 34; i++)
+		assert_int_equal(m->layer_kind[i], i % 6 == 5 ? CR_LAYER_FULL : CR_LAYER_SLIDING);
+	assert_true(m->tied_embeddings);
+	assert_int_equal(m->head_dim_k, 256);
+	assert_int_equal(m->params, 3880263168ull);
+	/* 5 full layers × 8192 cells + 29 sliding × pad(1024 + 512, 256) = 1536
+	 * cells, each 4 heads × 256 × 2 × 2 B = 4 KiB. */
+	o.n_ctx = 8192;
+	assert_int_equal(cr_estimate_kv_bytes(m, &o), (5ull * 8192 + 29ull * 1536) * 4096);
+	same_as_catalog(m, "gemma-3-4b");
+}
+
+static void test_qwen35_hybrid(void **state)
+{
+	cr_gguf_model gm;
+	const cr_model *m = &gm.model;
+
+	(void)state;
+	map_fixture("qwen3.5-9b.hdr.gguf", &gm);
+	assert_int_equal(gm.full_attention_interval, 4);
+	for (uint32_t i = 0; i < 32; i++)
+		assert_int_equal(m->layer_kind[i], (i + 1) % 4 ? CR_LAYER_RECURRENT : CR_LAYER_FULL);
+	assert_int_equal(cr_model_kv_layers(m), 8);
+	assert_int_equal(m->linear.k_heads, 16);
+	assert_int_equal(m->linear.k_head_dim, 128);
+	assert_int_equal(m->linear.v_heads, 32);
+	assert_int_equal(m->linear.v_head_dim, 128);
+	assert_int_equal(m->linear.conv_kernel, 4);
+	/* design.md: 8 KV layers × 4 heads × 256 × (K + V) × 2 B = 32 KiB/token. */
+	assert_int_equal(kv_at(m, 8192, CR_KV_F16), 8192ull * 32768);
+	/* 24 layers × (3 × (4096 + 2·16·128) + 128 × 4096) × 4 B. */
+	assert_int_equal(state_of(m), 24ull * (3 * 8192 + 128 * 4096) * 4);
+	assert_int_equal(m->params, 8953803264ull);
+	same_as_catalog(m, "qwen3.5-9b");
+}
+
+static void test_moe(void **state)
+{
+	cr_gguf_model gm;
+	const cr_model *m = &gm.model;
+
+	(void)state;
+	map_fixture("qwen3-30b-a3b.hdr.gguf", &gm);
+	assert_int_equal(m->experts_total, 128);
+	assert_int_equal(m->experts_used, 8);
+	assert_int_equal(m->experts_shared, 0);
+	assert_int_equal(m->ffn, 768);
+	assert_int_equal(m->params, 30532122624ull);
+	/* 48 layers × 3 × 2048 × 768 × 128 expert weights, 8 of 128 read. */
+	assert_int_equal(gm.expert_params, 48ull * 3 * 2048 * 768 * 128);
+	assert_int_equal(m->active_params, m->params - gm.expert_params + gm.expert_params / 16);
+	assert_int_equal(m->active_params, 3353032704ull); /* the catalog's figure */
+	same_as_catalog(m, "qwen3-30b-a3b");
+}
+
+static void test_gpt_oss(void **state)
+{
+	cr_gguf_model gm;
+	const cr_model *m = &gm.model;
+
+	(void)state;
+	map_fixture("gpt-oss-20b.hdr.gguf", &gm);
+	assert_int_equal(gm.swa_period, 2);
+	assert_int_equal(m->window, 128);
+	for (uint32_t i = 0; i < 24; i++)
+		assert_int_equal(m->layer_kind[i], i % 2 ? CR_LAYER_FULL : CR_LAYER_SLIDING);
+	assert_int_equal(m->experts_total, 32);
+	assert_int_equal(m->experts_used, 4);
+	assert_true(gm.weights_bytes > 0);
+	same_as_catalog(m, "gpt-oss-20b");
+}
+
+static void test_deepseek_mla(void **state)
+{
+	cr_gguf_model gm;
+	const cr_model *m = &gm.model;
+
+	(void)state;
+	map_fixture("deepseek-v3.hdr.gguf", &gm);
+	assert_true(m->mla);
+	assert_int_equal(m->mla_kv_lora_rank, 512);
+	assert_int_equal(m->mla_rope_dim, 64);
+	assert_int_equal(m->head_dim_k, 192);
+	assert_int_equal(m->head_dim_v, 128);
+	assert_int_equal(m->experts_total, 256);
+	assert_int_equal(m->experts_shared, 1);
+	assert_int_equal(m->params, 671026419200ull);
+	assert_int_equal(m->active_params, 37552297472ull);
+	/* One 576-wide K row per layer and token, no V: 61 × 576 × 2 B. */
+	assert_int_equal(kv_at(m, 8192, CR_KV_F16), 8192ull * 61 * 576 * 2);
+	same_as_catalog(m, "deepseek-v3");
+}
+
+static void test_per_layer_kv_heads(void **state)
+{
+	cr_gguf_model gm;
+	const cr_model *m = &gm.model;
+	static const uint16_t kv[8] = { 8, 8, 0, 4, 4, 0, 2, 8 };
+
+	(void)state;
+	map_fixture("deci-kvarr.hdr.gguf", &gm);
+	assert_true(gm.generic); /* deci is not in clefrun's table */
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(m->kv_heads[i], kv[i]);
+	assert_int_equal(cr_model_kv_layers(m), 6);
+	/* Σ heads 34 × 128 × (K + V) × 2 B per token. */
+	assert_int_equal(kv_at(m, 8192, CR_KV_F16), 8192ull * 34 * 512);
+	assert_non_null(strstr(m->notes, "unknown to clefrun"));
+}
+
+static void test_split_parts(void **state)
+{
+	cr_gguf *a = load_fixture("tiny-split-00001-of-00002.gguf");
+	cr_gguf *b = load_fixture("tiny-split-00002-of-00002.gguf");
+	cr_gguf *whole = load_fixture("tiny-llama.gguf");
+	const cr_gguf *parts[2] = { a, b }, *one[1] = { whole }, *rev[2] = { b, a };
+	cr_gguf_model gm, gw;
+	cr_error err = { 0, "" };
+
+	(void)state;
+	assert_int_equal(cr_gguf_to_model(parts, 2, &gm, &err), 0);
+	assert_int_equal(cr_gguf_to_model(one, 1, &gw, &err), 0);
+	assert_int_equal(gm.n_parts, 2);
+	assert_int_equal(gm.weights_bytes, gw.weights_bytes);
+	assert_int_equal(gm.model.params, gw.model.params);
+	assert_string_equal(gm.model.id, "tiny-split");
+	assert_int_equal(gm.weights_bytes, cr_gguf_tensor_bytes(a) + cr_gguf_tensor_bytes(b));
+	assert_int_equal(cr_gguf_to_model(parts, 1, &gm, &err), CR_ERR_INVALID);
+	assert_string_equal(err.message, FIX "/tiny-split-00001-of-00002.gguf: split.count is 2, but 1 part was read");
+	assert_int_equal(cr_gguf_to_model(rev, 2, &gm, &err), CR_ERR_INVALID);
+	assert_string_equal(err.message, FIX "/tiny-split-00002-of-00002.gguf: general.architecture: missing");
+	cr_gguf_free(a);
+	cr_gguf_free(b);
+	cr_gguf_free(whole);
+}
+
+/* Small headers built in memory for the mapping's error paths. */
+static int map_mem(gb *b, cr_gguf_model *gm, cr_error *err)
+{
+	cr_source *s;
+	cr_gguf *g;
+	cr_gguf_opts o = CR_GGUF_OPTS_INIT;
+	int rc;
+
+	o.allow_truncated = true;
+	assert_int_equal(cr_source_open_memory(b->p, b->len, "m.gguf", false, &s, err), 0);
+	rc = cr_gguf_load(s, &o, &g, err);
+	cr_source_free(s);
+	if (rc)
+		return rc;
+	{
+		const cr_gguf *parts[1] = { g };
+
+		rc = cr_gguf_to_model(parts, 1, gm, err);
+	}
+	cr_gguf_free(g);
+	return rc;
+}
+
+static void mini(gb *b, const char *arch, int n_kv_extra)
+{
+	char key[64];
+	uint64_t d[2] = { 64, 100 };
+
+	gb_init(b);
+	gb_header(b, 3, 1, 6 + (uint64_t)n_kv_extra);
+	gb_kv_str(b, "general.architecture", arch);
+	snprintf(key, sizeof(key), "%s.block_count", arch);
+	gb_kv_u32(b, key, 4);
+	snprintf(key, sizeof(key), "%s.embedding_length", arch);
+	gb_kv_u32(b, key, 64);
+	snprintf(key, sizeof(key), "%s.context_length", arch);
+	gb_kv_u32(b, key, 4096);
+	snprintf(key, sizeof(key), "%s.attention.head_count", arch);
+	gb_kv_u32(b, key, 4);
+	snprintf(key, sizeof(key), "%s.vocab_size", arch);
+	gb_kv_u32(b, key, 100);
+	(void)d;
+}
+
+static void mini_tensor(gb *b)
+{
+	uint64_t d[2] = { 64, 100 };
+
+	gb_tensor(b, "token_embd.weight", 2, d, 0, 0);
+}
+
+static void test_mapping_errors(void **state)
+{
+	gb b;
+	cr_gguf_model gm;
+	cr_error err = { 0, "" };
+	uint32_t kv3[3] = { 1, 2, 3 };
+
+	(void)state;
+	/* A minimal valid llama: tied embeddings, head size 16 by default. */
+	mini(&b, "llama", 0);
+	mini_tensor(&b);
+	assert_int_equal(map_mem(&b, &gm, &err), 0);
+	assert_true(gm.model.tied_embeddings);
+	assert_int_equal(gm.model.head_dim_k, 16);
+	assert_int_equal(gm.model.kv_heads[3], 4);
+	gb_free(&b);
+
+	/* Refused families. */
+	mini(&b, "rwkv6", 0);
+	mini_tensor(&b);
+	assert_int_equal(map_mem(&b, &gm, &err), CR_ERR_UNSUPPORTED);
+	assert_string_equal(err.message, "m.gguf: architecture 'rwkv6' is not supported: clefrun cannot size its memory");
+	gb_free(&b);
+
+	/* An unknown arch without the standard keys. */
+	gb_init(&b);
+	gb_header(&b, 3, 1, 1);
+	gb_kv_str(&b, "general.architecture", "zorp");
+	mini_tensor(&b);
+	assert_int_equal(map_mem(&b, &gm, &err), CR_ERR_UNSUPPORTED);
+	assert_string_equal(err.message, "m.gguf: unknown architecture 'zorp' without the standard key zorp.block_count");
+	gb_free(&b);
+
+	/* A known arch missing a required key. */
+	gb_init(&b);
+	gb_header(&b, 3, 1, 2);
+	gb_kv_str(&b, "general.architecture", "llama");
+	gb_kv_u32(&b, "llama.block_count", 2);
+	mini_tensor(&b);
+	assert_int_equal(map_mem(&b, &gm, &err), CR_ERR_NOTFOUND);
+	assert_string_equal(err.message, "m.gguf: llama.embedding_length: missing");
+	gb_free(&b);
+
+	/* No architecture at all. */
+	gb_init(&b);
+	gb_header(&b, 3, 1, 0);
+	mini_tensor(&b);
+	assert_int_equal(map_mem(&b, &gm, &err), CR_ERR_INVALID);
+	assert_string_equal(err.message, "m.gguf: general.architecture: missing");
+	gb_free(&b);
+
+	/* A per-layer array of the wrong length. */
+	mini(&b, "llama", 1);
+	gb_kv_arr_u32(&b, "llama.attention.head_count_kv", kv3, 3);
+	mini_tensor(&b);
+	assert_int_equal(map_mem(&b, &gm, &err), CR_ERR_INVALID);
+	assert_string_equal(err.message, "m.gguf: llama.attention.head_count_kv: array of 3 values, expected one per layer (4)");
+	gb_free(&b);
+
+	/* Experts without experts used. */
+	mini(&b, "qwen3moe", 1);
+	gb_kv_u32(&b, "qwen3moe.expert_count", 8);
+	mini_tensor(&b);
+	assert_int_equal(map_mem(&b, &gm, &err), CR_ERR_INVALID);
+	assert_string_equal(err.message, "m.gguf: qwen3moe.expert_count is 8 but qwen3moe.expert_used_count is 0 or missing");
+	gb_free(&b);
+
+	/* Too many layers for cr_model. */
+	gb_init(&b);
+	gb_header(&b, 3, 1, 2);
+	gb_kv_str(&b, "general.architecture", "llama");
+	gb_kv_u32(&b, "llama.block_count", 600);
+	mini_tensor(&b);
+	assert_int_equal(map_mem(&b, &gm, &err), CR_ERR_RANGE);
+	assert_string_equal(err.message, "m.gguf: llama.block_count 600: expected 1 to 512 layers");
+	gb_free(&b);
+
+	/* No tensors. */
+	mini(&b, "llama", 0);
+	gb_put64(&b, 8, 0);
+	assert_int_equal(map_mem(&b, &gm, &err), CR_ERR_INVALID);
+	assert_string_equal(err.message, "m.gguf: no tensors: a header without weights cannot be sized");
+	gb_free(&b);
+
+	/* A generic arch with a sliding-window pattern array is honoured. */
+	{
+		uint32_t pat[4] = { 1, 1, 0, 1 };
+
+		mini(&b, "newarch", 2);
+		gb_kv_u32(&b, "newarch.attention.sliding_window", 512);
+		gb_kv_arr_u32(&b, "newarch.attention.sliding_window_pattern", pat, 4);
+		mini_tensor(&b);
+		assert_int_equal(map_mem(&b, &gm, &err), 0);
+		assert_true(gm.generic);
+		assert_int_equal(gm.model.window, 512);
+		assert_int_equal(gm.model.layer_kind[0], CR_LAYER_SLIDING);
+		assert_int_equal(gm.model.layer_kind[2], CR_LAYER_FULL);
+		assert_int_equal(cr_model_count_layers(&gm.model, CR_LAYER_SLIDING), 3);
+		gb_free(&b);
+	}
+	/* A scalar period overrides gemma3's default 6. */
+	mini(&b, "gemma3", 2);
+	gb_kv_u32(&b, "gemma3.attention.sliding_window", 512);
+	gb_kv_u32(&b, "gemma3.attention.sliding_window_pattern", 2);
+	mini_tensor(&b);
+	assert_int_equal(map_mem(&b, &gm, &err), 0);
+	assert_int_equal(gm.swa_period, 2);
+	assert_int_equal(cr_model_count_layers(&gm.model, CR_LAYER_SLIDING), 2);
+	gb_free(&b);
+	/* qwen35 with an explicit interval and MTP layers (no KV). */
+	mini(&b, "qwen35", 8);
+	gb_kv_u32(&b, "qwen35.full_attention_interval", 2);
+	gb_kv_u32(&b, "qwen35.nextn_predict_layers", 1);
+	gb_kv_u32(&b, "qwen35.attention.head_count_kv", 2);
+	gb_kv_u32(&b, "qwen35.ssm.conv_kernel", 4);
+	gb_kv_u32(&b, "qwen35.ssm.inner_size", 256);
+	gb_kv_u32(&b, "qwen35.ssm.state_size", 16);
+	gb_kv_u32(&b, "qwen35.ssm.group_count", 2);
+	gb_kv_u32(&b, "qwen35.ssm.time_step_rank", 4);
+	mini_tensor(&b);
+	assert_int_equal(map_mem(&b, &gm, &err), 0);
+	assert_int_equal(gm.model.layer_kind[0], CR_LAYER_RECURRENT);
+	assert_int_equal(gm.model.layer_kind[1], CR_LAYER_FULL);
+	assert_int_equal(gm.model.layer_kind[2], CR_LAYER_RECURRENT);
+	assert_int_equal(gm.model.layer_kind[3], CR_LAYER_FULL); /* MTP layer */
+	assert_int_equal(gm.model.kv_heads[3], 0);
+	assert_int_equal(cr_model_kv_layers(&gm.model), 1);
+	assert_int_equal(gm.nextn_layers, 1);
+	assert_int_equal(gm.model.linear.v_head_dim, 64);
+	gb_free(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_llama_dense),
+		cmocka_unit_test(test_gemma3_sliding),
+		cmocka_unit_test(test_qwen35_hybrid),
+		cmocka_unit_test(test_moe),
+		cmocka_unit_test(test_gpt_oss),
+		cmocka_unit_test(test_deepseek_mla),
+		cmocka_unit_test(test_per_layer_kv_heads),
+		cmocka_unit_test(test_split_parts),
+		cmocka_unit_test(test_mapping_errors),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
