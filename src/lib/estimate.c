@@ -106,14 +106,25 @@ static uint32_t cells_swa(const cr_model *m, const cr_estimate_opts *o)
  * head, no separate V (llama.cpp deepseek2 with MLA; facts/models_notes.md). */
 static uint64_t layer_cell_bytes(const cr_model *m, uint32_t i, const cr_estimate_opts *o)
 {
-	uint64_t heads = m->kv_heads[i];
+	uint64_t heads = m->kv_heads[i], v_width = heads * m->head_dim_v;
 
 	if (m->layer_kind[i] == CR_LAYER_RECURRENT || heads == 0)
 		return 0;
 	if (m->mla)
 		return row_bytes(o->type_k, (uint64_t)m->mla_kv_lora_rank + m->mla_rope_dim);
-	return row_bytes(o->type_k, heads * m->head_dim_k) +
-	       row_bytes(o->type_v, heads * m->head_dim_v);
+	/* Without flash attention llama.cpp stores V transposed and gives every
+	 * layer's V the widest layer's width (n_embd_v_gqa_max; "padding V
+	 * cache": per-layer KV heads of OpenELM give V 8.00 MiB where K is
+	 * 4.50 MiB, llama.cpp 2026-09 logs in bench/memory-truth). */
+	if (!o->flash_attn) {
+		for (uint32_t l = 0; l < m->n_layers && l < CR_MAX_LAYERS; l++) {
+			uint64_t w = (uint64_t)m->kv_heads[l] * m->head_dim_v;
+
+			if (m->layer_kind[l] != CR_LAYER_RECURRENT && w > v_width)
+				v_width = w;
+		}
+	}
+	return row_bytes(o->type_k, heads * m->head_dim_k) + row_bytes(o->type_v, v_width);
 }
 
 /* Per-estimate sums over the layers, so that a plan at any context costs
@@ -199,20 +210,26 @@ uint64_t cr_estimate_weights_bytes(const cr_model *m, const cr_quant *q,
 	return (uint64_t)((double)m->params * q->bpw / 8.0);
 }
 
-/* Compute buffer of one backend: the larger of the logits of a full
- * micro-batch (n_vocab × n_ubatch × 4 B) and, without flash attention, the
- * materialised KQ matrix (n_ctx × n_ubatch × n_head × 4 B); llama.cpp logs
- * in calibration/measured_memory.md §1, §5, §8 match max(...) within 8-48 MiB. */
+/* Compute buffer of one backend. ggml's graph allocator reuses memory, so
+ * the buffer is the larger of two peaks (llama.cpp 2026-09 logs through
+ * node-llama-cpp, bench/memory-truth; docs/methodology.md):
+ *  - the output end: logits of a full micro-batch (n_vocab × n_ubatch × 4 B)
+ *    plus two hidden-state rows per token (n_ubatch × n_embd × 4 B × 2);
+ *  - the attention: without flash attention the F32 KQ matrix and its mask,
+ *    n_kv × n_ubatch × (n_head + 1) × 4 B; with it only an F16 mask,
+ *    n_kv × n_ubatch × 2 B; plus about six hidden-state rows per token of
+ *    other activations (3.0 MiB on a 256-wide model, 44-52 MiB on 4096-wide
+ *    ones). n_kv is the cells of the largest layer's cache. */
 static double compute_buffer(const cr_model *m, const profile *pf, const cr_estimate_opts *o)
 {
-	double logits = (double)m->vocab * o->n_ubatch * 4.0;
-	double kq = 0;
+	double act = (double)o->n_ubatch * m->hidden * 4.0;
+	double logits = (double)m->vocab * o->n_ubatch * 4.0 + 2.0 * act;
+	double n_kv = pf->has_full ? cells_full(o) : (m->window ? cells_swa(m, o) : 0);
+	double attn = o->flash_attn ? n_kv * o->n_ubatch * 2.0
+				    : n_kv * o->n_ubatch * (m->n_heads + 1.0) * 4.0;
 
-	if (!o->flash_attn) {
-		uint32_t cells = pf->has_full ? cells_full(o) : cells_swa(m, o);
-		kq = (double)cells * o->n_ubatch * m->n_heads * 4.0;
-	}
-	return logits > kq ? logits : kq;
+	attn += 6.0 * act;
+	return logits > attn ? logits : attn;
 }
 
 typedef struct tiers {
@@ -853,7 +870,7 @@ size_t cr_estimate_explain(const cr_model *m, const cr_quant *q, const cr_rig *r
 		snprintf(x->formula, sizeof(x->formula), "%u layers x %u seq x ((k-1)(v_heads v_dim + 2 k_heads k_dim) + k_dim v_heads v_dim) x 4 B",
 			 cr_model_count_layers(m, CR_LAYER_RECURRENT), o->n_seq);
 	if ((x = term(terms, &n, max, "compute", (double)p.mem.compute_bytes, "bytes",
-		      "max(logits n_vocab x n_ubatch x 4 B, no flash attention: KQ n_ctx x n_ubatch x n_head x 4 B), per accelerator (measured_memory.md 1, 5, 8)")))
+		      "max(logits n_vocab x n_ubatch x 4 B + 2 hidden rows, attention: KQ+mask n_kv x n_ubatch x (n_head+1) x 4 B (flash attention: F16 mask n_kv x n_ubatch x 2 B) + 6 hidden rows), per accelerator (bench/memory-truth)")))
 		snprintf(x->formula, sizeof(x->formula), "%.1f MiB x %u device(s), flash attention %s",
 			 p.compute / MIB, t.n_acc ? t.n_acc : 1, o->flash_attn ? "on" : "off");
 	if ((x = term(terms, &n, max, "output", (double)p.mem.output_bytes, "bytes",
