@@ -194,8 +194,27 @@ typedef enum cr_catalog_kind {
 size_t cr_catalog_suggest(const cr_catalog *cat, cr_catalog_kind kind,
 			  const char *name, const char **out, size_t max);
 
-/** The catalog's version string ("2026.11.30"), from the data files' build. */
+/**
+ * The built-in catalog's version ("2026.11.30"): by default its date with
+ * dots; a build may set another (CMake: -DCLEFRUN_CATALOG_VERSION=...).
+ * Static storage.
+ */
 const char *cr_catalog_version(void);
+
+/**
+ * The date of the built-in catalog's data ("2026-11-30", ISO 8601): the last
+ * commit that changed data/ when built from git, else the newest data file's
+ * modification time (a `git archive` tarball keeps the commit's). Static
+ * storage.
+ */
+const char *cr_catalog_date(void);
+
+/**
+ * SHA-256 of the built-in data files (models.json, quants.json, rigs.json,
+ * concatenated in that order), 64 lower-case hex digits: tells two builds'
+ * catalogs apart when their dates agree. Static storage.
+ */
+const char *cr_catalog_sha256(void);
 
 /** Names of enums as the JSON files spell them ("cuda", "discrete", ...). */
 const char *cr_backend_name(cr_backend b);

@@ -8,6 +8,7 @@
  *  - catalog.h  models, quantizations and rigs (JSON, validated)
  *  - rig.h      ad-hoc rigs from a "custom:" spec
  *  - estimate.h the pure estimator: memory, speed, fit tier, max context
+ *  - curve.h    memory against context, the series behind the report and charts
  *  - decide.h   best quant per model and rig; ranked "what fits" (fit)
  *  - userrigs.h saved rigs in $XDG_CONFIG_HOME/clefrun/rigs.json
  *  - detect.h   this machine as a rig; memory-bandwidth probe
@@ -15,6 +16,7 @@
  *  - source.h   byte sources: file, memory, HTTP(S) Range requests
  *  - gguf.h     the GGUF header reader and its mapping into a cr_model
  *  - hf.h       Hugging Face names: hf: sources, URLs, file lists
+ *  - cache.h    the header cache of remote sources ($XDG_CACHE_HOME/clefrun)
  */
 #ifndef CLEFRUN_H
 #define CLEFRUN_H
@@ -23,6 +25,7 @@
 #include "clefrun/catalog.h"
 #include "clefrun/rig.h"
 #include "clefrun/estimate.h"
+#include "clefrun/curve.h"
 #include "clefrun/decide.h"
 #include "clefrun/userrigs.h"
 #include "clefrun/detect.h"
@@ -30,5 +33,6 @@
 #include "clefrun/source.h"
 #include "clefrun/gguf.h"
 #include "clefrun/hf.h"
+#include "clefrun/cache.h"
 
 #endif

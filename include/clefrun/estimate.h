@@ -86,6 +86,7 @@ typedef struct cr_estimate_opts {
 	int32_t gpu_layers;      /**< layers on accelerators, rest in system RAM; -1 = as many as fit */
 	bool cpu_moe;            /**< MoE expert tensors in system RAM (llama.cpp --cpu-moe) */
 	cr_workload workload;    /**< what the tier is judged on */
+	bool kv_unified;         /**< one KV stream shared by the sequences (llama.cpp --kv-unified) */
 } cr_estimate_opts;
 
 /** Default context when the user gives none: 8192, capped at the model's. */
@@ -104,7 +105,7 @@ typedef struct cr_estimate_opts {
 	  .type_v = CR_KV_F16, .flash_attn = true, .depth = 0, .prompt_tokens = 0,       \
 	  .headroom_bytes = CR_DEFAULT_HEADROOM_BYTES, .weights_bytes = 0,                \
 	  .swa_full = false, .split = CR_SPLIT_LAYER, .gpu_layers = -1, .cpu_moe = false, \
-	  .workload = CR_WORKLOAD_CHAT }
+	  .workload = CR_WORKLOAD_CHAT, .kv_unified = false }
 
 /** Memory breakdown, bytes, summed over all devices of the rig. */
 typedef struct cr_memory {

@@ -83,8 +83,11 @@ typedef struct cr_http_opts {
  * @return 0; CR_ERR_INVALID for a URL that is not http(s); CR_ERR_NOTFOUND
  *   for 404; CR_ERR_IO for any other failure (status, timeout, TLS, a
  *   Content-Range that does not match the request, the byte cap). Messages
- *   name the URL (credentials in it removed) and the HTTP status, e.g.
- *   "https://host/x.gguf: HTTP 401 Unauthorized: gated or private: set HF_TOKEN".
+ *   name the URL (credentials in it removed) and say what happened in user
+ *   words, e.g. "https://host/x.gguf: HTTP 401: gated or private repository:
+ *   set HF_TOKEN (or log in with huggingface-cli)". Proxies come from the
+ *   environment as libcurl reads it (http_proxy, https_proxy, ALL_PROXY,
+ *   NO_PROXY). The header cache (cache.h) reads URLs through this source.
  */
 int cr_source_open_url(const char *url, const cr_http_opts *opts, cr_source **out,
 		       cr_error *err);

@@ -13,7 +13,65 @@ void cli_parser_init(cli_parser *p, const char *cmd, int argc, char **argv)
 	p->cmd = cmd;
 }
 
+/* Options every command takes, before or after its name. cli_next applies
+ * them itself, so that each command's table stays its own. */
+enum { G_QUIET = 1, G_UNITS };
+
+static const cli_opt global_opts[] = {
+	{ "quiet", NULL, "tables and data only: no heading or footer lines", G_QUIET },
+	{ "units", "U", "memory in iec (GiB = 2^30 bytes, default) or si (GB = 10^9 bytes)", G_UNITS },
+	{ NULL, NULL, NULL, 0 },
+};
+
+static bool quiet;
+static cli_units units = CLI_UNITS_IEC;
+
+bool cli_quiet(void)
+{
+	return quiet;
+}
+
+cli_units cli_mem_units(void)
+{
+	return units;
+}
+
+static int apply_global(const cli_parser *p, int id, const char *v)
+{
+	if (id == G_QUIET) {
+		quiet = true;
+		return 0;
+	}
+	if (v && strcmp(v, "iec") == 0) {
+		units = CLI_UNITS_IEC;
+	} else if (v && strcmp(v, "si") == 0) {
+		units = CLI_UNITS_SI;
+	} else {
+		fprintf(stderr, "%s: --units: expected iec or si, got '%s'\n", p->cmd, v ? v : "");
+		return CLI_OPT_ERROR;
+	}
+	return 0;
+}
+
+static int next_one(cli_parser *p, const cli_opt *opts, const char **val);
+static int take_value(cli_parser *p, const cli_opt *o, const char *eq, const char **val, int base);
+
 int cli_next(cli_parser *p, const cli_opt *opts, const char **val)
+{
+	int id;
+
+	for (;;) {
+		id = next_one(p, opts, val);
+		if (id < CLI_OPT_GLOBAL)
+			return id;
+		if (apply_global(p, id - CLI_OPT_GLOBAL, *val))
+			return CLI_OPT_ERROR;
+	}
+}
+
+/* One argument: an option of opts (its id), of global_opts (CLI_OPT_GLOBAL
+ * + its id), or one of the CLI_OPT_* results. */
+static int next_one(cli_parser *p, const cli_opt *opts, const char **val)
 {
 	const char *a, *eq;
 	size_t nlen;
@@ -35,39 +93,47 @@ int cli_next(cli_parser *p, const cli_opt *opts, const char **val)
 	a += 2;
 	eq = strchr(a, '=');
 	nlen = eq ? (size_t)(eq - a) : strlen(a);
-	for (const cli_opt *o = opts; o->name; o++) {
-		if (strlen(o->name) != nlen || strncmp(o->name, a, nlen) != 0)
-			continue;
-		if (!o->arg) {
-			if (eq) {
-				fprintf(stderr, "%s: option '--%s' takes no value\n", p->cmd, o->name);
-				return CLI_OPT_ERROR;
-			}
-			return o->id;
+	for (int table = 0; table < 2; table++) {
+		const cli_opt *o = table ? global_opts : opts;
+		int base = table ? CLI_OPT_GLOBAL : 0;
+
+		for (; o->name; o++) {
+			if (strlen(o->name) == nlen && strncmp(o->name, a, nlen) == 0)
+				return take_value(p, o, eq, val, base);
 		}
-		if (eq) {
-			*val = eq + 1;
-		} else if (p->i < p->argc) {
-			*val = p->argv[p->i++];
-		} else {
-			fprintf(stderr, "%s: option '--%s' needs a value (%s)\n", p->cmd, o->name,
-				o->arg);
-			return CLI_OPT_ERROR;
-		}
-		if (!**val) {
-			fprintf(stderr, "%s: option '--%s': empty value (expected %s)\n", p->cmd,
-				o->name, o->arg);
-			return CLI_OPT_ERROR;
-		}
-		return o->id;
 	}
 	fprintf(stderr, "%s: unknown option '--%.*s' (see --help)\n", p->cmd, (int)nlen, a);
 	return CLI_OPT_ERROR;
 }
 
-void cli_print_help(FILE *f, const char *usage, const char *summary, const cli_opt *opts)
+/* The value of option o (NULL for a flag), from "=value" or the next argument. */
+static int take_value(cli_parser *p, const cli_opt *o, const char *eq, const char **val, int base)
 {
-	fprintf(f, "usage: %s\n\n%s\n\noptions:\n", usage, summary);
+	if (!o->arg) {
+		if (eq) {
+			fprintf(stderr, "%s: option '--%s' takes no value\n", p->cmd, o->name);
+			return CLI_OPT_ERROR;
+		}
+		return base + o->id;
+	}
+	if (eq) {
+		*val = eq + 1;
+	} else if (p->i < p->argc) {
+		*val = p->argv[p->i++];
+	} else {
+		fprintf(stderr, "%s: option '--%s' needs a value (%s)\n", p->cmd, o->name, o->arg);
+		return CLI_OPT_ERROR;
+	}
+	if (!**val) {
+		fprintf(stderr, "%s: option '--%s': empty value (expected %s)\n", p->cmd, o->name,
+			o->arg);
+		return CLI_OPT_ERROR;
+	}
+	return base + o->id;
+}
+
+void cli_print_options(FILE *f, const cli_opt *opts)
+{
 	for (const cli_opt *o = opts; o->name; o++) {
 		char left[64];
 
@@ -75,6 +141,18 @@ void cli_print_help(FILE *f, const char *usage, const char *summary, const cli_o
 			 o->arg ? o->arg : "");
 		fprintf(f, "  %-26s %s\n", left, o->help);
 	}
+}
+
+void cli_print_global_options(FILE *f)
+{
+	cli_print_options(f, global_opts);
+}
+
+void cli_print_help(FILE *f, const char *usage, const char *summary, const cli_opt *opts)
+{
+	fprintf(f, "usage: %s\n\n%s\n\noptions:\n", usage, summary);
+	cli_print_options(f, opts);
+	cli_print_global_options(f);
 	fprintf(f, "  %-26s %s\n", "-h, --help", "show this help");
 }
 

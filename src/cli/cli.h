@@ -39,15 +39,37 @@ typedef struct cli_parser {
 } cli_parser;
 
 #define CLI_OPT_HELP 1000
+#define CLI_OPT_GLOBAL 2000 /* internal to args.c: ids of the global options */
 #define CLI_OPT_END 0
 #define CLI_OPT_ERROR (-1)
 #define CLI_OPT_POSITIONAL (-2)
 
 void cli_parser_init(cli_parser *p, const char *cmd, int argc, char **argv);
 /* Next option: its id (value in *val, NULL for flags), CLI_OPT_POSITIONAL
- * (word in *val), CLI_OPT_END, or CLI_OPT_ERROR (message printed). */
+ * (word in *val), CLI_OPT_END, or CLI_OPT_ERROR (message printed).
+ * The global options (--quiet, --units) are taken here, wherever they
+ * appear, and never returned. */
 int cli_next(cli_parser *p, const cli_opt *opts, const char **val);
+/* "usage: ...", the summary, then opts, the global options and -h, --help:
+ * the text that scripts/gen-cli-md turns into docs/cli.md, the man page and
+ * the shell completions, so keep its shape. */
 void cli_print_help(FILE *f, const char *usage, const char *summary, const cli_opt *opts);
+/* One "  --name ARG   help" line per option (the format of cli_print_help). */
+void cli_print_options(FILE *f, const cli_opt *opts);
+void cli_print_global_options(FILE *f);
+
+/* ---- global output settings (--quiet, --units; process-wide) --------------- */
+
+typedef enum cli_units { CLI_UNITS_IEC = 0, CLI_UNITS_SI } cli_units;
+/* --quiet: commands leave out their heading and footer lines (tables, CSV
+ * and JSON are unchanged). */
+bool cli_quiet(void);
+/* --units: memory in GiB (2^30 bytes, the default) or GB (10^9 bytes).
+ * JSON and CSV byte fields are raw bytes either way. */
+cli_units cli_mem_units(void);
+/* Colour on f: only on a terminal, and never when NO_COLOR is set (and not
+ * empty, https://no-color.org) or TERM is "dumb". */
+bool cli_color(FILE *f);
 
 /* Strict numbers: whole string, in range; message names the option. */
 int cli_parse_u32(const char *opt, const char *s, unsigned long lo, unsigned long hi,
@@ -58,7 +80,10 @@ int cli_parse_u32(const char *opt, const char *s, unsigned long lo, unsigned lon
 typedef enum cli_format { FMT_TABLE = 0, FMT_JSON, FMT_CSV, FMT_MARKDOWN } cli_format;
 int cli_parse_format(const char *s, cli_format *out);
 
-/* A grid of cells, rendered as an aligned table, CSV (RFC 4180) or Markdown. */
+/* A grid of cells, rendered as an aligned table, CSV (RFC 4180) or Markdown.
+ * In the aligned table on a colour terminal (cli_color), a column headed
+ * "TIER" is coloured by tier: fast green, ok yellow, slow and tight magenta,
+ * no-fit red; the word stays, so nothing depends on the colour. */
 #define CLI_MAX_COLS 16
 typedef struct cli_table {
 	const char *headers[CLI_MAX_COLS];
@@ -135,7 +160,13 @@ int cli_capture(const char *file, char *const argv[], bool search_path, char *bu
 /* Strict decimal number for an option: whole string, finite, in [lo, hi]. */
 int cli_parse_double(const char *opt, const char *s, double lo, double hi, double *out);
 
-/* Human units. */
+/* Human units. Memory follows --units: "3.91 GiB" or "4.20 GB". */
+void cli_fmt_mem(char *buf, size_t cap, double bytes);
+/* The bare number in that unit ("%g": "24", "25.7698"), and the column
+ * heading that states the unit: "MEMORY GiB" or "MEMORY GB". */
+void cli_fmt_mem_number(char *buf, size_t cap, double bytes);
+const char *cli_mem_heading(void);
+/* The former name of cli_fmt_mem (GiB, or GB with --units si). */
 void cli_fmt_gib(char *buf, size_t cap, double bytes);
 void cli_fmt_ctx(char *buf, size_t cap, unsigned ctx);
 void cli_fmt_params(char *buf, size_t cap, unsigned long long params);

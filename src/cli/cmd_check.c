@@ -20,13 +20,16 @@
 enum {
 	O_MODEL = 1, O_QUANT, O_RIG, O_CTX, O_KV, O_KV_K, O_KV_V, O_PROMPT, O_DEPTH, O_FORMAT,
 	O_REQUIRE, O_CATALOG, O_UBATCH, O_PARALLEL, O_FA, O_SWA_FULL, O_SPLIT, O_GPU_LAYERS,
-	O_CPU_MOE, O_WORKLOAD, O_ENGINE, O_EXPLAIN, O_BEST_QUANT, O_REVISION, O_HEADER_ONLY
+	O_CPU_MOE, O_WORKLOAD, O_ENGINE, O_EXPLAIN, O_BEST_QUANT, O_REVISION, O_HEADER_ONLY, O_KV_UNIFIED,
+	O_NO_CACHE, O_OFFLINE
 };
 
 static const cli_opt check_opts[] = {
 	{ "model", "SOURCE", "catalog id, GGUF path or URL, hf:OWNER/REPO[/FILE.gguf|:QUANT] (required)", O_MODEL },
 	{ "revision", "R", "Hugging Face revision for hf: sources (default main)", O_REVISION },
 	{ "header-only", NULL, "accept a GGUF file cut after its header (tensor data missing)", O_HEADER_ONLY },
+	{ "no-cache", NULL, "neither read nor write the header cache of remote GGUF sources", O_NO_CACHE },
+	{ "offline", NULL, "remote GGUF sources from the header cache only; no network", O_OFFLINE },
 	{ "quant", "Q", "quantization preset; repeatable (default: all on one rig, else Q4_K_M)", O_QUANT },
 	{ "rig", "R", "rig id or custom:mem_gb=..,bw_gbs=..; repeatable (default: the 22 reference rigs)", O_RIG },
 	{ "ctx", "N", "context in tokens (default 8192, capped at the model's maximum)", O_CTX },
@@ -37,6 +40,7 @@ static const cli_opt check_opts[] = {
 	{ "ubatch", "N", "physical batch size, llama.cpp -ub (default 512)", O_UBATCH },
 	{ "parallel", "N", "parallel sequences sharing the context, llama.cpp -np (default 1)", O_PARALLEL },
 	{ "swa-full", NULL, "sliding-window layers keep the whole context (llama.cpp --swa-full)", O_SWA_FULL },
+	{ "kv-unified", NULL, "one KV cache shared by the --parallel sequences (llama.cpp --kv-unified)", O_KV_UNIFIED },
 	{ "split", "MODE", "multi-GPU: layer (llama.cpp default) or tensor (tensor parallel)", O_SPLIT },
 	{ "gpu-layers", "N", "layers on the GPUs, the rest in system RAM (llama.cpp -ngl)", O_GPU_LAYERS },
 	{ "cpu-moe", NULL, "keep MoE expert weights in system RAM (llama.cpp --cpu-moe)", O_CPU_MOE },
@@ -86,6 +90,7 @@ typedef struct check_cfg {
 	bool require_given;
 	const char *revision;
 	bool header_only;
+	bool no_cache, offline;
 	cli_format fmt;
 	cr_tier require;
 	cli_globals g;
@@ -173,6 +178,9 @@ static int parse_args(check_cfg *c, int argc, char **argv)
 		case O_SWA_FULL:
 			c->opts.swa_full = true;
 			break;
+		case O_KV_UNIFIED:
+			c->opts.kv_unified = true;
+			break;
 		case O_SPLIT:
 			if (strcmp(v, "layer") == 0)
 				c->opts.split = CR_SPLIT_LAYER;
@@ -229,6 +237,12 @@ static int parse_args(check_cfg *c, int argc, char **argv)
 			break;
 		case O_HEADER_ONLY:
 			c->header_only = true;
+			break;
+		case O_NO_CACHE:
+			c->no_cache = true;
+			break;
+		case O_OFFLINE:
+			c->offline = true;
 			break;
 		case O_FORMAT:
 			if (cli_parse_format(v, &c->fmt))
@@ -304,10 +318,10 @@ static void add_text_row(cli_table *t, const row *r)
 	char rig[CR_NAME_MAX + 4];
 	const char *cells[9];
 
-	cli_fmt_gib(used, sizeof(used), (double)e->memory.total_bytes);
-	cli_fmt_gib(avail, sizeof(avail), (double)e->memory.available_bytes);
+	cli_fmt_mem(used, sizeof(used), (double)e->memory.total_bytes);
+	cli_fmt_mem(avail, sizeof(avail), (double)e->memory.available_bytes);
 	snprintf(mem, sizeof(mem), "%s / %s", used, avail);
-	cli_fmt_gib(kvs, sizeof(kvs), (double)(e->memory.kv_bytes + e->memory.state_bytes));
+	cli_fmt_mem(kvs, sizeof(kvs), (double)(e->memory.kv_bytes + e->memory.state_bytes));
 	cli_fmt_ctx(maxc, sizeof(maxc), e->max_context);
 	cli_fmt_rate(dec, sizeof(dec), e->decode_tokens_per_s);
 	cli_fmt_rate(pre, sizeof(pre), e->prefill_tokens_per_s);
@@ -486,7 +500,7 @@ static void explain_text(const row *r, FILE *f)
 		if (r->est.tier == CR_TIER_NOFIT && strcmp(t->unit, "bytes") != 0)
 			continue;
 		if (strcmp(t->unit, "bytes") == 0)
-			cli_fmt_gib(val, sizeof(val), t->value);
+			cli_fmt_mem(val, sizeof(val), t->value);
 		else
 			snprintf(val, sizeof(val), "%.4g %s", t->value, t->unit);
 		fprintf(f, "  %-16s %14s  %s\n  %-16s %14s  [%s]\n", t->name, val, t->formula, "", "",
@@ -531,7 +545,8 @@ static int render(const check_cfg *c, const cr_model *m, const row *rows, int n)
 		for (int i = 0; i < n; i++)
 			add_csv_row(&t, m, &rows[i]);
 	} else {
-		print_heading(c, m, rows, stdout);
+		if (!cli_quiet())
+			print_heading(c, m, rows, stdout);
 		cli_table_init(&t, 9, text_hdr, text_right);
 		for (int i = 0; i < n; i++) {
 			add_text_row(&t, &rows[i]);
@@ -540,16 +555,23 @@ static int render(const check_cfg *c, const cr_model *m, const row *rows, int n)
 	}
 	cli_table_render(&t, c->fmt, stdout);
 	cli_table_free(&t);
-	if (c->fmt != FMT_CSV) {
+	if (c->fmt != FMT_CSV && !cli_quiet()) {
 		printf("\nDecode with %u tokens in the cache; DECIDE = prefill of a %u-token prompt; %s.\n",
 		       rows[0].est.decode_depth ? rows[0].est.decode_depth : rows[0].est.context,
 		       rows[0].est.prompt_tokens ? rows[0].est.prompt_tokens : CR_DEFAULT_PROMPT_TOKENS,
 		       rows[0].fa_why);
+		/* A line starting "* " would be a list item in Markdown. */
 		if (unreleased)
-			printf("* hardware that does not exist as described (see 'clefrun rigs').\n");
+			printf("%s hardware that does not exist as described (see 'clefrun rigs').\n",
+			       c->fmt == FMT_MARKDOWN ? "\\*" : "*");
 	}
+	/* In Markdown the aligned terms stay aligned in a code block. */
+	if (c->explain && c->fmt == FMT_MARKDOWN)
+		printf("\n```");
 	for (int i = 0; c->explain && i < n; i++)
 		explain_text(&rows[i], c->fmt == FMT_CSV ? stderr : stdout);
+	if (c->explain && c->fmt == FMT_MARKDOWN)
+		printf("```\n");
 	return EXIT_OK_;
 }
 
@@ -604,6 +626,8 @@ static int hf_variants(const check_cfg *c, const cr_catalog *cat, cli_model *cm,
 
 	so.revision = c->revision;
 	so.allow_truncated = c->header_only;
+	so.no_cache = c->no_cache;
+	so.offline = c->offline;
 	if ((rc = cli_hf_list(c->model_id, &so, &e, &n, &st)))
 		return rc;
 	(void)cr_hf_parse(c->model_id, &ref, &err);
@@ -652,6 +676,8 @@ static int resolve_variants(check_cfg *c, const cr_catalog *cat, cli_model *cm,
 		return EXIT_ERROR;
 	so.revision = c->revision;
 	so.allow_truncated = c->header_only;
+	so.no_cache = c->no_cache;
+	so.offline = c->offline;
 	if (kind == CLI_SRC_HF) {
 		cr_hf_ref ref;
 		cr_error err = { 0, "" };

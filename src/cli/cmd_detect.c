@@ -204,7 +204,7 @@ static void render_findings(const cr_detect_result *r, cli_format fmt)
 
 static void render_rig(const cr_rig *r, cli_format fmt)
 {
-	static const char *const hdr[] = { "DEVICE", "COUNT", "MEMORY GiB", "BANDWIDTH GB/s",
+	const char *const hdr[] = { "DEVICE", "COUNT", cli_mem_heading(), "BANDWIDTH GB/s",
 		"FP16 TFLOPS", "BACKEND", "KIND" };
 	static const bool right[] = { false, true, true, true, true, false, false };
 	cli_table t;
@@ -217,7 +217,7 @@ static void render_rig(const cr_rig *r, cli_format fmt)
 			cr_mem_kind_name(d->kind) };
 
 		snprintf(v[0], 32, "%u", d->count);
-		snprintf(v[1], 32, "%g", d->memory_gib);
+		cli_fmt_mem_number(v[1], 32, d->memory_gib * 1073741824.0);
 		snprintf(v[2], 32, "%g", d->bandwidth_gbs);
 		snprintf(v[3], 32, d->fp16_tflops > 0 ? "%g" : "-", d->fp16_tflops);
 		cli_table_add(&t, cells);
@@ -283,7 +283,7 @@ int cmd_detect(const cli_globals *g, int argc, char **argv)
 		rc = print_json(&c, r, &pr, saved ? path : NULL);
 		goto out;
 	}
-	if (c.fmt != FMT_CSV)
+	if (c.fmt != FMT_CSV && !cli_quiet())
 		printf("%sFound%s (root %s):\n\n", c.fmt == FMT_MARKDOWN ? "**" : "",
 		       c.fmt == FMT_MARKDOWN ? "**" : "", c.d.root ? c.d.root : "/");
 	render_findings(r, c.fmt);
@@ -295,9 +295,12 @@ int cmd_detect(const cli_globals *g, int argc, char **argv)
 		rc = EXIT_ERROR;
 		goto out;
 	}
-	printf("%sRig '%s'%s: %s\n\n", c.fmt == FMT_MARKDOWN ? "**" : "", r->rig.id,
-	       c.fmt == FMT_MARKDOWN ? "**" : "", r->rig.name);
+	if (!cli_quiet())
+		printf("%sRig '%s'%s: %s\n\n", c.fmt == FMT_MARKDOWN ? "**" : "", r->rig.id,
+		       c.fmt == FMT_MARKDOWN ? "**" : "", r->rig.name);
 	render_rig(&r->rig, c.fmt);
+	if (cli_quiet())
+		goto out;
 	printf("\n");
 	if (r->ram_bandwidth_guessed)
 		printf("System RAM bandwidth is a GUESS (%g GB/s, dual-channel DDR4-3200); run with\n"

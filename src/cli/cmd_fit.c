@@ -322,8 +322,8 @@ static void add_text_row(cli_table *t, const cr_fit_row *r, size_t i)
 	if (r->model->active_params == r->model->params)
 		snprintf(active, sizeof(active), "=");
 	snprintf(bpw, sizeof(bpw), "%.2f", est ? r->quant->bpw : 0.0);
-	cli_fmt_gib(used, sizeof(used), (double)e->memory.total_bytes);
-	cli_fmt_gib(avail, sizeof(avail), (double)e->memory.available_bytes);
+	cli_fmt_mem(used, sizeof(used), (double)e->memory.total_bytes);
+	cli_fmt_mem(avail, sizeof(avail), (double)e->memory.available_bytes);
 	snprintf(mem, sizeof(mem), "%s / %s", used, avail);
 	cli_fmt_ctx(maxc, sizeof(maxc), e->max_context);
 	cli_fmt_rate(dec, sizeof(dec), e->decode_tokens_per_s);
@@ -378,15 +378,17 @@ static int render(const fit_cfg *c, const cr_rig *rig, cli_rig_origin origin,
 	}
 	if (c->ctx)
 		cli_fmt_ctx(ctxs, sizeof(ctxs), c->ctx);
-	printf("%s%s (%s)%s: %s%s%smodels that reach \"%s\" at %s, KV %s, best quant each\n",
-	       c->fmt == FMT_MARKDOWN ? "**" : "", rig->name, rig->id,
-	       c->fmt == FMT_MARKDOWN ? "**" : "", c->family ? "the " : "",
-	       c->family ? c->family : "", c->family ? " " : "", cr_tier_name(c->require),
-	       c->ctx ? ctxs : "8k context (or the model's maximum if smaller)",
-	       cr_kv_type_name(c->kv));
-	if (c->workload == CR_WORKLOAD_DECIDE)
-		printf("Tiers by time-to-decision (--workload decide). ");
-	printf("Ranked by total parameters, then bits per weight, then decode speed.\n\n");
+	if (!cli_quiet()) {
+		printf("%s%s (%s)%s: %s%s%smodels that reach \"%s\" at %s, KV %s, best quant each\n",
+		       c->fmt == FMT_MARKDOWN ? "**" : "", rig->name, rig->id,
+		       c->fmt == FMT_MARKDOWN ? "**" : "", c->family ? "the " : "",
+		       c->family ? c->family : "", c->family ? " " : "", cr_tier_name(c->require),
+		       c->ctx ? ctxs : "8k context (or the model's maximum if smaller)",
+		       cr_kv_type_name(c->kv));
+		if (c->workload == CR_WORKLOAD_DECIDE)
+			printf("Tiers by time-to-decision (--workload decide). ");
+		printf("Ranked by total parameters, then bits per weight, then decode speed.\n\n");
+	}
 	cli_table_init(&t, 11, text_hdr, text_right);
 	for (size_t i = 0; i < n; i++) {
 		if (!shown(c, &rows[i], i))
@@ -399,6 +401,8 @@ static int render(const fit_cfg *c, const cr_rig *rig, cli_rig_origin origin,
 	else
 		printf("No model reaches \"%s\" on this rig.\n", cr_tier_name(c->require));
 	cli_table_free(&t);
+	if (cli_quiet())
+		return EXIT_OK_;
 	printf("\n");
 	if (c->limit && n_reach > c->limit)
 		printf("%zu more models reach \"%s\" (--limit %u).\n", n_reach - c->limit,

@@ -14,7 +14,7 @@
 
 #include "source_model.h"
 
-enum { O_CTX = 1, O_KV, O_FORMAT, O_REVISION, O_HEADER_ONLY };
+enum { O_CTX = 1, O_KV, O_FORMAT, O_REVISION, O_HEADER_ONLY, O_NO_CACHE, O_OFFLINE };
 
 static const cli_opt inspect_opts[] = {
 	{ "ctx", "N", "context for the memory breakdown (default 8192, capped at the model's)", O_CTX },
@@ -22,16 +22,20 @@ static const cli_opt inspect_opts[] = {
 	{ "format", "F", "table, json, csv or markdown (default table)", O_FORMAT },
 	{ "revision", "R", "Hugging Face revision: branch, tag or commit (default main)", O_REVISION },
 	{ "header-only", NULL, "accept a file cut after its header (tensor data missing)", O_HEADER_ONLY },
+	{ "no-cache", NULL, "neither read nor write the header cache ($XDG_CACHE_HOME/clefrun)", O_NO_CACHE },
+	{ "offline", NULL, "read remote headers and lists from the cache only; no network", O_OFFLINE },
 	{ NULL, NULL, NULL, 0 },
 };
 
 static const char inspect_usage[] =
-	"clefrun inspect SOURCE [--ctx N] [--kv-type T] [--format F] [--revision R] [--header-only]";
+	"clefrun inspect SOURCE [--ctx N] [--kv-type T] [--format F] [--revision R] [--header-only]\n"
+	"                       [--no-cache | --offline]";
 static const char inspect_summary[] =
 	"Read a GGUF header: architecture, parameters, exact tensor bytes by type, the metadata\n"
 	"that sizes memory, and weights + KV cache + state at --ctx. SOURCE is a path, an\n"
 	"http(s) URL, hf:OWNER/REPO/FILE.gguf, hf:OWNER/REPO:QUANT, or hf:OWNER/REPO (lists\n"
-	"the repository's GGUF files). HF_ENDPOINT, HF_TOKEN and HF_HOME are honoured.";
+	"the repository's GGUF files). HF_ENDPOINT, HF_TOKEN and HF_HOME are honoured, and\n"
+	"the proxies of http_proxy, https_proxy and no_proxy. Remote headers are cached.";
 
 typedef struct inspect_cfg {
 	const char *source;
@@ -82,6 +86,12 @@ static int parse_args(inspect_cfg *c, int argc, char **argv)
 		case O_HEADER_ONLY:
 			c->so.allow_truncated = true;
 			break;
+		case O_NO_CACHE:
+			c->so.no_cache = true;
+			break;
+		case O_OFFLINE:
+			c->so.offline = true;
+			break;
 		default:
 			return EXIT_USAGE;
 		}
@@ -114,7 +124,7 @@ static void fmt_bytes(char *buf, size_t cap, uint64_t b)
 	else if (b < (1ull << 30))
 		snprintf(buf, cap, "%.1f MiB", (double)b / 1048576.0);
 	else
-		cli_fmt_gib(buf, cap, (double)b);
+		cli_fmt_mem(buf, cap, (double)b);
 }
 
 /* ---- hf:OWNER/REPO: the file list -------------------------------------------- */
@@ -173,7 +183,7 @@ static int inspect_repo(const inspect_cfg *c)
 		cells[3] = parts;
 		cli_table_add(&t, cells);
 	}
-	if (c->fmt != FMT_CSV)
+	if (c->fmt != FMT_CSV && !cli_quiet())
 		printf("%s: %zu GGUF file%s\n\n", c->source, n, n == 1 ? "" : "s");
 	cli_table_render(&t, c->fmt, stdout);
 	cli_table_free(&t);
@@ -493,6 +503,7 @@ static int print_json(const inspect_cfg *c, const cli_gguf *g, const cr_gguf_mod
 		o = cJSON_AddObjectToObject(root, "remote");
 		cJSON_AddNumberToObject(o, "requests", (double)g->stats.requests);
 		cJSON_AddNumberToObject(o, "bytes", (double)g->stats.bytes_fetched);
+		cJSON_AddStringToObject(o, "cache", cli_gguf_cache_word(g));
 	}
 	return emit_json(root);
 }
@@ -534,7 +545,7 @@ static int print_text(const inspect_cfg *c, const cli_gguf *g, const cr_gguf_mod
 		cli_table_free(&t);
 		return EXIT_OK_;
 	}
-	if (c->fmt == FMT_MARKDOWN)
+	if (c->fmt == FMT_MARKDOWN && !cli_quiet())
 		printf("## %s\n\n", gm->model.name);
 	cli_table_render(&t, c->fmt, stdout);
 	cli_table_free(&t);
@@ -560,9 +571,12 @@ static int print_text(const inspect_cfg *c, const cli_gguf *g, const cr_gguf_mod
 	cli_table_render(&t, c->fmt, stdout);
 	cli_table_free(&t);
 
-	printf("\nMemory at a context of %u tokens, KV %s, one sequence (llama.cpp; compute buffers\n"
-	       "and runtime overhead depend on the rig: see 'clefrun check --model %s'):\n\n",
-	       mm->ctx, cr_kv_type_name(c->kv), c->source);
+	if (cli_quiet())
+		printf("\n");
+	else
+		printf("\nMemory at a context of %u tokens, KV %s, one sequence (llama.cpp; compute buffers\n"
+		       "and runtime overhead depend on the rig: see 'clefrun check --model %s'):\n\n",
+		       mm->ctx, cr_kv_type_name(c->kv), c->source);
 	cli_table_init(&t, 3, mem_hdr, mem_right);
 	{
 		const char *cells[3];
@@ -594,7 +608,14 @@ static int print_text(const inspect_cfg *c, const cli_gguf *g, const cr_gguf_mod
 	}
 	cli_table_render(&t, c->fmt, stdout);
 	cli_table_free(&t);
-	if (g->remote)
+	if (!g->remote || cli_quiet())
+		return EXIT_OK_;
+	if (!g->stats.requests)
+		printf("\nHeader from the cache: no HTTP request.\n");
+	else if (!g->cache_misses && g->cache_revalidated)
+		printf("\nHeader from the cache, confirmed by the server: %" PRIu64 " HTTP request%s, %" PRIu64
+		       " bytes.\n", g->stats.requests, g->stats.requests == 1 ? "" : "s", g->stats.bytes_fetched);
+	else
 		printf("\nRead %" PRIu64 " bytes in %" PRIu64 " HTTP request%s.\n", g->stats.bytes_fetched,
 		       g->stats.requests, g->stats.requests == 1 ? "" : "s");
 	return EXIT_OK_;

@@ -157,8 +157,8 @@ static void device_summary(const cr_rig *r, char *buf, size_t cap)
 
 int cmd_rigs(const cli_globals *g0, int argc, char **argv)
 {
-	static const char *const hdr[] = { "ID", "NAME", "MEMORY GiB", "BANDWIDTH GB/s",
-		"FP16 TFLOPS", "KIND", "DEVICES", "REF" };
+	const char *hdr[] = { "ID", "NAME", "MEMORY", "BANDWIDTH GB/s", "FP16 TFLOPS", "KIND",
+		"DEVICES", "REF" };
 	static const bool right[] = { false, false, true, true, true, false, false, false };
 	cli_globals g = *g0;
 	cli_format fmt = FMT_TABLE;
@@ -208,6 +208,7 @@ int cmd_rigs(const cli_globals *g0, int argc, char **argv)
 	}
 	cli_table t;
 
+	hdr[2] = cli_mem_heading(); /* after --units */
 	cli_table_init(&t, 8, hdr, right);
 	for (size_t i = 0; i < cr_catalog_rig_count(cat); i++) {
 		const cr_rig *r = cr_catalog_rig_at(cat, i);
@@ -218,7 +219,7 @@ int cmd_rigs(const cli_globals *g0, int argc, char **argv)
 
 		for (unsigned k = 0; k < r->n_devices; k++)
 			tflops += r->devices[k].count * r->devices[k].fp16_tflops;
-		snprintf(mem, sizeof(mem), "%g", (double)cr_rig_memory_bytes(r) / 1073741824.0);
+		cli_fmt_mem_number(mem, sizeof(mem), (double)cr_rig_memory_bytes(r));
 		snprintf(bw, sizeof(bw), "%g", cr_rig_aggregate_bandwidth_gbs(r));
 		snprintf(tf, sizeof(tf), tflops > 0 ? "%g" : "-", tflops);
 		snprintf(kind, sizeof(kind), "%s", cr_mem_kind_name(r->devices[0].kind));

@@ -305,7 +305,7 @@ static void rig_figures(const cr_rig *r, char *mem, char *bw, char *tf, char *ki
 
 	for (unsigned k = 0; k < r->n_devices; k++)
 		tflops += r->devices[k].count * r->devices[k].fp16_tflops;
-	snprintf(mem, cap, "%g", (double)cr_rig_memory_bytes(r) / 1073741824.0);
+	cli_fmt_mem_number(mem, cap, (double)cr_rig_memory_bytes(r));
 	snprintf(bw, cap, "%g", cr_rig_aggregate_bandwidth_gbs(r));
 	snprintf(tf, cap, tflops > 0 ? "%g" : "-", tflops);
 	kind[0] = devs[0] = '\0';
@@ -323,8 +323,8 @@ static void rig_figures(const cr_rig *r, char *mem, char *bw, char *tf, char *ki
 
 static int rig_list(const cli_globals *g0, int argc, char **argv)
 {
-	static const char *const hdr[] = { "ID", "NAME", "MEMORY GiB", "BANDWIDTH GB/s",
-		"FP16 TFLOPS", "KIND", "DEVICES" };
+	const char *hdr[] = { "ID", "NAME", "MEMORY", "BANDWIDTH GB/s", "FP16 TFLOPS", "KIND",
+		"DEVICES" };
 	static const bool right[] = { false, false, true, true, true, false, false };
 	cli_globals g = *g0;
 	cli_format fmt = FMT_TABLE;
@@ -360,6 +360,7 @@ static int rig_list(const cli_globals *g0, int argc, char **argv)
 	}
 	cli_table t;
 
+	hdr[2] = cli_mem_heading(); /* after --units */
 	cli_table_init(&t, 7, hdr, right);
 	for (size_t i = 0; i < cr_userrigs_count(set); i++) {
 		const cr_rig *r = cr_userrigs_at(set, i);
@@ -371,7 +372,7 @@ static int rig_list(const cli_globals *g0, int argc, char **argv)
 	}
 	if (fmt == FMT_CSV || cr_userrigs_count(set))
 		cli_table_render(&t, fmt, stdout);
-	if (fmt != FMT_CSV) {
+	if (fmt != FMT_CSV && !cli_quiet()) {
 		if (!cr_userrigs_count(set))
 			printf("No saved rigs%s. Save one with 'clefrun rig add NAME --mem-gb X --bw-gbs Y'\n"
 			       "or 'clefrun detect --save NAME'.\n", exists ? "" : " yet");
@@ -385,8 +386,8 @@ static int rig_list(const cli_globals *g0, int argc, char **argv)
 
 static int rig_show(const cli_globals *g0, int argc, char **argv)
 {
-	static const char *const hdr[] = { "DEVICE", "COUNT", "MEMORY GiB", "BANDWIDTH GB/s",
-		"FP16 TFLOPS", "BACKEND", "KIND", "USABLE" };
+	const char *hdr[] = { "DEVICE", "COUNT", "MEMORY", "BANDWIDTH GB/s", "FP16 TFLOPS",
+		"BACKEND", "KIND", "USABLE" };
 	static const bool right[] = { false, true, true, true, true, false, false, true };
 	static const char *const csv_hdr[] = { "rig", "device", "count", "memory_gib",
 		"bandwidth_gbs", "fp16_tflops", "backend", "kind", "usable_fraction" };
@@ -426,11 +427,14 @@ static int rig_show(const cli_globals *g0, int argc, char **argv)
 	if (fmt == FMT_CSV) {
 		cli_table_init(&t, 9, csv_hdr, NULL);
 	} else {
-		printf("%s%s%s (%s, %s rig)\n", fmt == FMT_MARKDOWN ? "**" : "", r->name,
-		       fmt == FMT_MARKDOWN ? "**" : "", r->id, cli_rig_origin_name(origin));
-		if (r->notes[0])
-			printf("%s\n", r->notes);
-		printf("\n");
+		if (!cli_quiet()) {
+			printf("%s%s%s (%s, %s rig)\n", fmt == FMT_MARKDOWN ? "**" : "", r->name,
+			       fmt == FMT_MARKDOWN ? "**" : "", r->id, cli_rig_origin_name(origin));
+			if (r->notes[0])
+				printf("%s\n", r->notes);
+			printf("\n");
+		}
+		hdr[2] = cli_mem_heading(); /* after --units */
 		cli_table_init(&t, 8, hdr, right);
 	}
 	for (unsigned k = 0; k < r->n_devices; k++) {
@@ -440,7 +444,10 @@ static int rig_show(const cli_globals *g0, int argc, char **argv)
 		int off = fmt == FMT_CSV;
 
 		snprintf(v[0], 32, "%u", d->count);
-		snprintf(v[1], 32, "%g", d->memory_gib);
+		if (fmt == FMT_CSV) /* the column is memory_gib */
+			snprintf(v[1], 32, "%g", d->memory_gib);
+		else
+			cli_fmt_mem_number(v[1], 32, d->memory_gib * 1073741824.0);
 		snprintf(v[2], 32, "%g", d->bandwidth_gbs);
 		snprintf(v[3], 32, fmt == FMT_CSV || d->fp16_tflops > 0 ? "%g" : "-", d->fp16_tflops);
 		snprintf(v[4], 32, "%g", d->usable_fraction);
@@ -457,7 +464,7 @@ static int rig_show(const cli_globals *g0, int argc, char **argv)
 	}
 	cli_table_render(&t, fmt, stdout);
 	cli_table_free(&t);
-	if (fmt != FMT_CSV)
+	if (fmt != FMT_CSV && !cli_quiet())
 		printf("\nSources: %s%s\n", r->n_sources ? r->sources[0] : "-",
 		       r->n_sources > 1 ? " (and more: --format json)" : "");
 	cr_catalog_free(cat);

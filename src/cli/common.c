@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -209,11 +210,43 @@ int cli_parse_double(const char *opt, const char *s, double lo, double hi, doubl
 	return 0;
 }
 
+bool cli_color(FILE *f)
+{
+	const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
+
+	if (no && *no)
+		return false;
+	if (term && strcmp(term, "dumb") == 0)
+		return false;
+	return isatty(fileno(f)) == 1;
+}
+
+static double mem_divisor(void)
+{
+	return cli_mem_units() == CLI_UNITS_SI ? 1e9 : 1073741824.0;
+}
+
+void cli_fmt_mem(char *buf, size_t cap, double bytes)
+{
+	double g = bytes / mem_divisor();
+	const char *unit = cli_mem_units() == CLI_UNITS_SI ? "GB" : "GiB";
+
+	snprintf(buf, cap, g < 10 ? "%.2f %s" : "%.1f %s", g, unit);
+}
+
 void cli_fmt_gib(char *buf, size_t cap, double bytes)
 {
-	double g = bytes / 1073741824.0;
+	cli_fmt_mem(buf, cap, bytes);
+}
 
-	snprintf(buf, cap, g < 10 ? "%.2f GiB" : "%.1f GiB", g);
+void cli_fmt_mem_number(char *buf, size_t cap, double bytes)
+{
+	snprintf(buf, cap, "%g", bytes / mem_divisor());
+}
+
+const char *cli_mem_heading(void)
+{
+	return cli_mem_units() == CLI_UNITS_SI ? "MEMORY GB" : "MEMORY GiB";
 }
 
 void cli_fmt_ctx(char *buf, size_t cap, unsigned ctx)

@@ -3,12 +3,14 @@
  * how fast? The command table below is the single list of subcommands.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <curl/curl.h>
 
 #include "cli.h"
 #include "source_model.h"
+#include "report.h"
 
 static const struct {
 	const char *name;
@@ -23,54 +25,75 @@ static const struct {
 	{ "fit", cmd_fit, "what can this rig run: every model with its best quant, ranked" },
 	{ "rig", cmd_rig, "saved rigs: rig add | list | show | rm" },
 	{ "detect", cmd_detect, "this machine as a rig (--rig local); --save NAME stores it" },
+	{ "report", cmd_report, "one self-contained HTML page: facts, quants, rigs, chart" },
+	{ "chart", cmd_chart, "the memory-against-context chart as an SVG file" },
+};
+
+/* Options before the command; --quiet and --units are taken by cli_next
+ * itself (they may also follow the command). */
+enum { M_CATALOG = 1, M_VERSION };
+
+static const cli_opt main_opts[] = {
+	{ "catalog", "DIR", "read models.json, quants.json, rigs.json from DIR (default: $CLEFRUN_CATALOG, else the built-in catalog)", M_CATALOG },
+	{ "version", NULL, "print the versions of clefrun, its library and its built-in catalog", M_VERSION },
+	{ NULL, NULL, NULL, 0 },
 };
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: clefrun [--catalog DIR] COMMAND [OPTIONS]\n\n"
+	fprintf(f, "usage: clefrun [GLOBAL OPTIONS] COMMAND [OPTIONS]\n\n"
 		   "Will this LLM run on this machine, with how much context, and how fast?\n\n"
 		   "commands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\nglobal options:\n"
-		   "  --catalog DIR   read models.json, quants.json, rigs.json from DIR\n"
-		   "                  (default: $CLEFRUN_CATALOG, else the built-in catalog)\n"
-		   "  --version       print the version and the catalog's version\n"
-		   "  -h, --help      show this help; 'clefrun COMMAND --help' for a command\n\n"
-		   "exit codes: 0 every row fits, 3 some row misses --require, 2 usage error,\n"
+	fprintf(f, "\nglobal options:\n");
+	cli_print_options(f, main_opts);
+	cli_print_global_options(f);
+	fprintf(f, "  %-26s %s\n", "-h, --help", "show this help; 'clefrun COMMAND --help' for a command");
+	fprintf(f, "\nexit codes: 0 every row fits, 3 some row misses --require, 2 usage error,\n"
 		   "1 other error\n");
+}
+
+static void version(const cli_globals *g)
+{
+	const char *env = getenv("CLEFRUN_CATALOG");
+
+	printf("clefrun %s (libclefrun %s)\n", CR_VERSION_STRING, cr_version());
+	printf("catalog %s of %s (sha256 %.12s), built in\n", cr_catalog_version(), cr_catalog_date(),
+	       cr_catalog_sha256());
+	if (g->catalog_dir)
+		printf("catalog in use: %s (--catalog)\n", g->catalog_dir);
+	else if (env && *env)
+		printf("catalog in use: %s (CLEFRUN_CATALOG)\n", env);
 }
 
 int main(int argc, char **argv)
 {
 	cli_globals g = { NULL };
-	int i = 1;
+	cli_parser p;
+	const char *v;
+	int id, i;
 
-	while (i < argc && argv[i][0] == '-') {
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+	cli_parser_init(&p, "clefrun", argc, argv);
+	while ((id = cli_next(&p, main_opts, &v)) != CLI_OPT_POSITIONAL) {
+		switch (id) {
+		case CLI_OPT_HELP:
 			usage(stdout);
 			return EXIT_OK_;
-		}
-		if (strcmp(argv[i], "--version") == 0) {
-			printf("clefrun %s (catalog %s)\n", cr_version(), cr_catalog_version());
+		case M_VERSION:
+			version(&g);
 			return EXIT_OK_;
-		}
-		if (strncmp(argv[i], "--catalog=", 10) == 0 && argv[i][10]) {
-			g.catalog_dir = argv[i] + 10;
-			i++;
-		} else if (strcmp(argv[i], "--catalog") == 0 && i + 1 < argc && argv[i + 1][0]) {
-			g.catalog_dir = argv[i + 1];
-			i += 2;
-		} else {
-			fprintf(stderr, "clefrun: unknown or incomplete option '%s'\n", argv[i]);
+		case M_CATALOG:
+			g.catalog_dir = v;
+			break;
+		case CLI_OPT_END:
 			usage(stderr);
+			return EXIT_USAGE;
+		default:
 			return EXIT_USAGE;
 		}
 	}
-	if (i >= argc) {
-		usage(stderr);
-		return EXIT_USAGE;
-	}
+	i = p.i - 1; /* the command */
 	for (size_t k = 0; k < sizeof(commands) / sizeof(commands[0]); k++) {
 		if (strcmp(argv[i], commands[k].name) == 0) {
 			/* libcurl's global state: set up here only (conventions.md). */

@@ -64,9 +64,24 @@ static void pad(FILE *f, size_t n)
 		fputc(' ', f);
 }
 
+/* SGR colour of a tier word in the TIER column, NULL for none. */
+static const char *tier_color(const char *s)
+{
+	if (strcmp(s, "fast") == 0)
+		return "\033[32m"; /* green */
+	if (strcmp(s, "ok") == 0)
+		return "\033[33m"; /* yellow */
+	if (strcmp(s, "slow") == 0 || strcmp(s, "tight") == 0)
+		return "\033[35m"; /* magenta */
+	if (strcmp(s, "no-fit") == 0)
+		return "\033[31m"; /* red */
+	return NULL;
+}
+
 static void render_text(const cli_table *t, FILE *f)
 {
 	size_t w[CLI_MAX_COLS];
+	bool color = cli_color(f);
 
 	for (int c = 0; c < t->ncols; c++) {
 		w[c] = width(t->headers[c]);
@@ -82,10 +97,15 @@ static void render_text(const cli_table *t, FILE *f)
 			const char *s = r < 0 ? t->headers[c] : t->cells[r * t->ncols + c];
 			size_t gap = w[c] - width(s);
 			bool last = c == t->ncols - 1;
+			const char *sgr = color && r >= 0 && strcmp(t->headers[c], "TIER") == 0
+						  ? tier_color(s) : NULL;
 
 			if (t->right[c])
 				pad(f, gap);
-			fputs(s, f);
+			if (sgr)
+				fprintf(f, "%s%s\033[0m", sgr, s);
+			else
+				fputs(s, f);
 			if (!t->right[c] && !last)
 				pad(f, gap);
 			if (!last)

@@ -90,37 +90,130 @@ static int fail(const cr_error *err)
 	return EXIT_ERROR;
 }
 
-/* Open one part (a path or a URL) and parse its header. */
+/* ---- the header cache ------------------------------------------------------------ */
+
+/* A commit hash names bytes that never change: its entries never expire. */
+static bool immutable_revision(const char *rev)
+{
+	size_t n = rev ? strlen(rev) : 0;
+
+	if (n != 40)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((rev[i] >= '0' && rev[i] <= '9') || (rev[i] >= 'a' && rev[i] <= 'f')))
+			return false;
+	return true;
+}
+
+/* The cache for this run: NULL with --no-cache (or without a usable
+ * directory, online). Returns 0 or an exit code (printed). */
+static int cache_open(const cli_source_opts *o, cr_cache **out)
+{
+	cr_cache_opts co = CR_CACHE_OPTS_INIT;
+	cr_error err = { 0, "" };
+	char dir[4096];
+
+	*out = NULL;
+	if (o->no_cache && o->offline) {
+		fprintf(stderr, "clefrun: --offline reads only the cache: it cannot go with --no-cache\n");
+		return EXIT_USAGE;
+	}
+	if (o->no_cache)
+		return 0;
+	if (cr_cache_dir(getenv("XDG_CACHE_HOME"), getenv("HOME"), dir, sizeof(dir), &err)) {
+		if (!o->offline)
+			return 0; /* nowhere to cache: read from the network */
+		fprintf(stderr, "clefrun: --offline: %s\n", err.message);
+		return EXIT_ERROR;
+	}
+	co.mode = o->offline ? CR_CACHE_OFFLINE : CR_CACHE_USE;
+	if (immutable_revision(o->revision))
+		co.max_age_s = CR_CACHE_FOREVER;
+	if (cr_cache_open(dir, &co, out, &err))
+		return fail(&err);
+	return 0;
+}
+
+/* One line on stderr for what went wrong with the cache (the result is good). */
+static void cache_notice(const cr_cache_result *r)
+{
+	if (r->notice[0])
+		fprintf(stderr, "clefrun: warning: %s\n", r->notice);
+}
+
+/* Errors of a read through the cache, in the CLI's words. */
+static int cache_fail(const cr_cache *c, int rc, const cr_error *err)
+{
+	fail(err);
+	if (rc == CR_ERR_NOTFOUND && c && cr_cache_get_mode(c) == CR_CACHE_OFFLINE &&
+	    strstr(err->message, ": not in the cache ("))
+		fprintf(stderr, "clefrun: (--offline reads only the cache: run once without it)\n");
+	return EXIT_ERROR;
+}
+
+static void count_outcome(cli_gguf *g, const cr_cache_result *r)
+{
+	if (r->outcome == CR_CACHE_HIT)
+		g->cache_hits++;
+	else if (r->outcome == CR_CACHE_REVALIDATED)
+		g->cache_revalidated++;
+	else if (r->outcome == CR_CACHE_MISS)
+		g->cache_misses++;
+}
+
+const char *cli_gguf_cache_word(const cli_gguf *g)
+{
+	if (!g->cache_on)
+		return "off";
+	if (g->cache_misses)
+		return "miss";
+	return g->cache_revalidated ? "revalidated" : "hit";
+}
+
+/* ---- parts ------------------------------------------------------------------------- */
+
+/* Open one part (a path or a URL) and parse its header. Prints the error;
+ * *status (optional) receives the library's status. */
 static int load_part(const char *where, bool remote, const hf_env *e, const cli_source_opts *o,
-		     cli_gguf *g)
+		     cr_cache *cache, cli_gguf *g, int *status)
 {
 	cr_gguf_opts go = CR_GGUF_OPTS_INIT;
 	cr_http_opts ho;
 	cr_source *s = NULL;
 	cr_source_stats st;
+	cr_cache_result res;
 	cr_error err = { 0, "" };
 	int rc;
 
 	go.allow_truncated = o->allow_truncated;
 	if (remote) {
 		http_opts(e, where, &ho);
-		rc = cr_source_open_url(where, &ho, &s, &err);
+		rc = cr_cache_load_gguf(cache, where, &ho, &go, &g->parts[g->n_parts], &res, &err);
+		cache_notice(&res);
+		add_stats(&g->stats, &res.stats);
+		count_outcome(g, &res);
+		if (!rc)
+			g->file_bytes += res.remote_bytes;
 	} else {
 		rc = cr_source_open_file(where, &s, &err);
-	}
-	if (!rc)
-		rc = cr_gguf_load(s, &go, &g->parts[g->n_parts], &err);
-	if (s) {
-		cr_source_get_stats(s, &st);
-		add_stats(&g->stats, &st);
 		if (!rc)
-			g->file_bytes += cr_source_size(s);
+			rc = cr_gguf_load(s, &go, &g->parts[g->n_parts], &err);
+		if (s) {
+			cr_source_get_stats(s, &st);
+			add_stats(&g->stats, &st);
+			if (!rc)
+				g->file_bytes += cr_source_size(s);
+		}
+		cr_source_free(s);
 	}
-	cr_source_free(s);
+	if (status)
+		*status = rc;
 	if (rc) {
-		fail(&err);
+		cache_fail(cache, rc, &err);
 		if (rc == CR_ERR_PARSE && !o->allow_truncated && strstr(err.message, "past the end of the file"))
 			fprintf(stderr, "clefrun: (a file cut after its header? 'clefrun inspect --header-only' reads it)\n");
+		if (rc == CR_ERR_PARSE && strstr(err.message, "not a GGUF file (magic '<"))
+			fprintf(stderr, "clefrun: (a web page, not the file: on Hugging Face use the /resolve/ URL, or hf:OWNER/REPO/FILE.gguf)\n");
 		return EXIT_ERROR;
 	}
 	g->n_parts++;
@@ -129,7 +222,7 @@ static int load_part(const char *where, bool remote, const hf_env *e, const cli_
 
 /* Part 1 is loaded; load the others its split.count announces. */
 static int load_split(const char *first, bool remote, const hf_env *e, const cli_source_opts *o,
-		      cli_gguf *g)
+		      cr_cache *cache, cli_gguf *g)
 {
 	uint32_t count = 1, no = 0;
 	cr_error err = { 0, "" };
@@ -154,36 +247,66 @@ static int load_split(const char *first, bool remote, const hf_env *e, const cli
 			fprintf(stderr, "clefrun: %s: split.count is %u but %s\n", first, count, err.message);
 			return EXIT_ERROR;
 		}
-		if ((rc = load_part(name, remote, e, o, g)))
+		if ((rc = load_part(name, remote, e, o, cache, g, NULL)))
 			return rc;
 	}
 	return 0;
 }
 
-static int hf_fetch_list(const hf_env *e, const cr_hf_ref *ref, const cli_source_opts *o,
-			 cr_hf_entry **entries, size_t *n, cr_source_stats *stats)
+/* ---- repository lists ---------------------------------------------------------------- */
+
+/* A cached or downloaded list must parse before it is used or stored. */
+static int validate_tree(const char *body, size_t len, void *ud, cr_error *err)
+{
+	cr_hf_entry *e = NULL;
+	size_t n;
+	int rc = cr_hf_parse_tree(body, len, ud, &e, &n, err);
+
+	free(e);
+	return rc;
+}
+
+/* The GGUF files of ref's repository. Prints errors unless @p quiet;
+ * *status (optional) receives the library's status. */
+static int hf_fetch_list(const hf_env *e, const cr_hf_ref *ref, const cli_source_opts *o, cr_cache *cache,
+			 bool quiet, cr_hf_entry **entries, size_t *n, cr_source_stats *stats,
+			 cli_gguf *g, int *status)
 {
 	char tree[CR_URL_MAX * 2], *body = NULL;
 	size_t len;
 	cr_http_opts ho;
+	cr_cache_result res;
 	cr_error err = { 0, "" };
 	int rc;
 
-	if ((rc = cr_hf_tree_url(e->endpoint, ref->repo, o->revision, tree, sizeof(tree), &err)))
-		return fail(&err);
+	*entries = NULL;
+	*n = 0;
+	if (status)
+		*status = CR_OK;
+	if (cr_hf_tree_url(e->endpoint, ref->repo, o->revision, tree, sizeof(tree), &err))
+		return quiet ? EXIT_ERROR : fail(&err);
 	http_opts(e, tree, &ho);
-	rc = cr_source_fetch_url(tree, &ho, TREE_MAX_BYTES, &body, &len, stats, &err);
-	if (rc == CR_ERR_NOTFOUND) {
-		fprintf(stderr, "clefrun: hf:%s: repository or revision '%s' not found (%s)\n", ref->repo,
-			o->revision ? o->revision : CR_HF_DEFAULT_REVISION, err.message);
+	rc = cr_cache_fetch_doc(cache, tree, &ho, TREE_MAX_BYTES, validate_tree, tree, &body, &len, &res, &err);
+	if (status)
+		*status = rc;
+	if (!quiet)
+		cache_notice(&res);
+	if (stats)
+		add_stats(stats, &res.stats);
+	if (g)
+		count_outcome(g, &res);
+	if (rc == CR_ERR_NOTFOUND && !(cache && cr_cache_get_mode(cache) == CR_CACHE_OFFLINE)) {
+		if (!quiet)
+			fprintf(stderr, "clefrun: hf:%s: repository or revision '%s' not found (%s)\n", ref->repo,
+				o->revision ? o->revision : CR_HF_DEFAULT_REVISION, err.message);
 		return EXIT_ERROR;
 	}
 	if (rc)
-		return fail(&err);
+		return quiet ? EXIT_ERROR : cache_fail(cache, rc, &err);
 	rc = cr_hf_parse_tree(body, len, tree, entries, n, &err);
 	free(body);
 	if (rc)
-		return fail(&err);
+		return quiet ? EXIT_ERROR : fail(&err);
 	return 0;
 }
 
@@ -200,12 +323,37 @@ static void list_quants(FILE *f, const cr_hf_entry *e, size_t n)
 	fprintf(f, "%s", any ? ")" : " (the repository has no GGUF quant)");
 }
 
+/* After a 404 on a file of a repository: what the repository does have. */
+static void suggest_files(const hf_env *e, const cr_hf_ref *ref, const cli_source_opts *o, cr_cache *cache)
+{
+	cr_hf_entry *list = NULL;
+	size_t n = 0;
+	int status;
+
+	if (hf_fetch_list(e, ref, o, cache, true, &list, &n, NULL, NULL, &status)) {
+		if (status == CR_ERR_NOTFOUND)
+			fprintf(stderr, "clefrun: hf:%s: repository or revision '%s' not found\n", ref->repo,
+				o->revision ? o->revision : CR_HF_DEFAULT_REVISION);
+		return;
+	}
+	if (!n) {
+		fprintf(stderr, "clefrun: hf:%s has no GGUF file\n", ref->repo);
+	} else {
+		fprintf(stderr, "clefrun: hf:%s has %zu GGUF file%s: ", ref->repo, n, n == 1 ? "" : "s");
+		for (size_t i = 0; i < n; i++)
+			fprintf(stderr, "%s%s", i ? ", " : "", list[i].path);
+		fprintf(stderr, "\n");
+	}
+	free(list);
+}
+
 int cli_hf_list(const char *source, const cli_source_opts *o0, cr_hf_entry **entries, size_t *n,
 		cr_source_stats *stats)
 {
 	cli_source_opts o = o0 ? *o0 : (cli_source_opts)CLI_SOURCE_OPTS_INIT;
 	cr_hf_ref ref;
 	cr_error err = { 0, "" };
+	cr_cache *cache = NULL;
 	hf_env e;
 	int rc;
 
@@ -215,9 +363,12 @@ int cli_hf_list(const char *source, const cli_source_opts *o0, cr_hf_entry **ent
 		fprintf(stderr, "clefrun: %s\n", err.message);
 		return EXIT_USAGE;
 	}
+	if ((rc = cache_open(&o, &cache)))
+		return rc;
 	hf_env_load(&e);
-	rc = hf_fetch_list(&e, &ref, &o, entries, n, stats);
+	rc = hf_fetch_list(&e, &ref, &o, cache, false, entries, n, stats, NULL, NULL);
 	hf_env_clear(&e);
+	cr_cache_free(cache);
 	return rc;
 }
 
@@ -225,13 +376,23 @@ int cli_gguf_open(const char *source, const cli_source_opts *o0, cli_gguf *g)
 {
 	cli_source_opts o = o0 ? *o0 : (cli_source_opts)CLI_SOURCE_OPTS_INIT;
 	cli_source_kind kind = cli_source_classify(source);
+	cr_cache *cache = NULL;
+	cr_hf_ref ref;
 	hf_env e;
-	int rc;
+	int rc, status = CR_OK;
 
 	memset(g, 0, sizeof(*g));
+	if (o.no_cache && o.offline) {
+		fprintf(stderr, "clefrun: --offline reads only the cache: it cannot go with --no-cache\n");
+		return EXIT_USAGE;
+	}
 	hf_env_load(&e);
+	if (kind == CLI_SRC_HF || kind == CLI_SRC_URL) {
+		if ((rc = cache_open(&o, &cache)))
+			goto out;
+		g->cache_on = cache != NULL;
+	}
 	if (kind == CLI_SRC_HF) {
-		cr_hf_ref ref;
 		cr_error err = { 0, "" };
 		char path[CR_HF_PATH_MAX];
 
@@ -251,7 +412,7 @@ int cli_gguf_open(const char *source, const cli_source_opts *o0, cli_gguf *g)
 			cr_hf_entry *list;
 			size_t n, idx;
 
-			if ((rc = hf_fetch_list(&e, &ref, &o, &list, &n, &g->stats)))
+			if ((rc = hf_fetch_list(&e, &ref, &o, cache, false, &list, &n, &g->stats, g, NULL)))
 				goto out;
 			if (cr_hf_pick_quant(list, n, ref.quant, &idx)) {
 				fprintf(stderr, "clefrun: %s: no GGUF file of quant %s", source, ref.quant);
@@ -281,12 +442,15 @@ int cli_gguf_open(const char *source, const cli_source_opts *o0, cli_gguf *g)
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	if ((rc = load_part(g->location, g->remote, &e, &o, g)) ||
-	    (rc = load_split(g->location, g->remote, &e, &o, g)))
+	rc = load_part(g->location, g->remote, &e, &o, cache, g, &status);
+	if (rc && status == CR_ERR_NOTFOUND && kind == CLI_SRC_HF && !o.offline)
+		suggest_files(&e, &ref, &o, cache);
+	if (rc || (rc = load_split(g->location, g->remote, &e, &o, cache, g)))
 		goto out;
 	rc = 0;
 out:
 	hf_env_clear(&e);
+	cr_cache_free(cache);
 	if (rc)
 		cli_gguf_close(g);
 	return rc;

@@ -3,7 +3,9 @@
  * http(s) URL or an hf: name. The GGUF ones are read from their headers
  * (every split part), mapped into the catalog's cr_model, and come with
  * their exact weight bytes. Hugging Face settings come from the usual
- * environment: HF_ENDPOINT, HF_TOKEN, HF_TOKEN_PATH, HF_HOME.
+ * environment: HF_ENDPOINT, HF_TOKEN, HF_TOKEN_PATH, HF_HOME. Remote headers
+ * and repository lists go through the header cache (cache.h) in
+ * $XDG_CACHE_HOME/clefrun, unless --no-cache; --offline reads only it.
  */
 #ifndef CLEFRUN_CLI_SOURCE_MODEL_H
 #define CLEFRUN_CLI_SOURCE_MODEL_H
@@ -25,9 +27,11 @@ cli_source_kind cli_source_classify(const char *source);
 typedef struct cli_source_opts {
 	const char *revision;  /* Hugging Face revision; NULL: main */
 	bool allow_truncated;  /* accept header-only files (tensor data missing) */
+	bool no_cache;         /* --no-cache: the header cache is neither read nor written */
+	bool offline;          /* --offline: the header cache only, no request */
 } cli_source_opts;
 
-#define CLI_SOURCE_OPTS_INIT { NULL, false }
+#define CLI_SOURCE_OPTS_INIT { NULL, false, false, false }
 
 /* Split files beyond this many parts are refused. */
 #define CLI_MAX_PARTS 256
@@ -40,7 +44,14 @@ typedef struct cli_gguf {
 	uint64_t file_bytes;           /* Σ part sizes */
 	cr_source_stats stats;         /* Σ over the parts (and the file list) */
 	bool remote;
+	bool cache_on;                 /* the header cache was used */
+	unsigned cache_hits;           /* parts (and lists) read from the cache without a request */
+	unsigned cache_revalidated;    /* ... that the server confirmed (a request, no body) */
+	unsigned cache_misses;         /* ... fetched */
 } cli_gguf;
+
+/* "hit", "revalidated", "miss" (any part fetched) or "off", for a summary. */
+const char *cli_gguf_cache_word(const cli_gguf *g);
 
 /* Open and parse SOURCE (not a catalog id) and all its split parts. Prints
  * the error to stderr; returns 0 or an exit code (EXIT_USAGE for a

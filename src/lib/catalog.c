@@ -602,12 +602,13 @@ int cr_catalog_load_buffers(const char *models, size_t models_len, const char *q
 /* Read a whole file, refusing anything over CR_CATALOG_FILE_MAX. */
 static int slurp(const char *path, char **buf, size_t *len, cr_error *err)
 {
-	FILE *f = fopen(path, "rb");
+	const char *why = NULL;
+	FILE *f = cr_fopen_regular(path, &why);
 	size_t cap = 65536, n = 0;
 	char *b;
 
 	if (!f)
-		return cr_seterr(err, CR_ERR_IO, "%s: %s", path, strerror(errno));
+		return cr_seterr(err, CR_ERR_IO, "%s: %s", path, why);
 	b = malloc(cap);
 	if (!b) {
 		fclose(f);
@@ -741,6 +742,16 @@ const cr_rig *cr_catalog_find_rig(const cr_catalog *cat, const char *id)
 const char *cr_catalog_version(void)
 {
 	return cr_embedded_version;
+}
+
+const char *cr_catalog_date(void)
+{
+	return cr_embedded_date;
+}
+
+const char *cr_catalog_sha256(void)
+{
+	return cr_embedded_sha256;
 }
 
 unsigned cr_model_count_layers(const cr_model *m, cr_layer_kind kind)

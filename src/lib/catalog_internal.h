@@ -15,6 +15,8 @@ extern const size_t cr_embedded_quants_len;
 extern const char cr_embedded_rigs[];
 extern const size_t cr_embedded_rigs_len;
 extern const char cr_embedded_version[];
+extern const char cr_embedded_date[];
+extern const char cr_embedded_sha256[];
 
 /* Default usable share of a device's memory by kind (catalog.c). */
 double cr_default_usable_fraction(cr_mem_kind kind);

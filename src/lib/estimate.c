@@ -83,22 +83,50 @@ static uint64_t row_bytes(cr_kv_type t, uint64_t n)
 	return (n + kv_types[t].block - 1) / kv_types[t].block * kv_types[t].bytes;
 }
 
-static uint32_t cells_full(const cr_estimate_opts *o)
+/* llama.cpp caps the micro-batch at the context (n_ubatch = min(n_ubatch,
+ * n_batch), n_batch = min(n_batch, n_ctx); src/llama-context.cpp). */
+static uint32_t ubatch(const cr_estimate_opts *o)
 {
-	return (uint32_t)pad_up(o->n_ctx, KV_PAD);
+	return o->n_ubatch < o->n_ctx ? o->n_ubatch : o->n_ctx;
 }
 
-/* Sliding-window layers keep min(n_ctx, pad(window × n_seq + n_ubatch, 256))
- * cells (llama.cpp src/llama-kv-cache-iswa.cpp, unless --swa-full). */
-static uint32_t cells_swa(const cr_model *m, const cr_estimate_opts *o)
+/* KV streams: one per sequence unless the cache is unified (llama.cpp
+ * --kv-unified; llama-server turns it on for -np auto, an explicit -np N
+ * keeps one stream per sequence). */
+static uint32_t streams(const cr_estimate_opts *o)
 {
-	uint64_t swa = pad_up((uint64_t)m->window * o->n_seq + o->n_ubatch, KV_PAD);
-	uint32_t full = cells_full(o);
+	return o->kv_unified ? 1 : o->n_seq;
+}
+
+/* Cells of one stream of a full-attention layer: the context shared by the
+ * streams, rounded up to a multiple of 256 (llama.cpp pads the cache). */
+static uint32_t cells_full_stream(const cr_estimate_opts *o)
+{
+	return (uint32_t)pad_up(o->n_ctx / streams(o), KV_PAD);
+}
+
+/* All cells of a full-attention layer. */
+static uint32_t cells_full(const cr_estimate_opts *o)
+{
+	return cells_full_stream(o) * streams(o);
+}
+
+/* Cells of one stream of a sliding-window layer:
+ * pad256(min(n_ctx_seq, window × (unified ? n_seq : 1) + n_ubatch))
+ * (llama.cpp src/llama-kv-cache-iswa.cpp), all of n_ctx_seq with --swa-full. */
+static uint32_t cells_swa_stream(const cr_model *m, const cr_estimate_opts *o)
+{
+	uint64_t per = cells_full_stream(o);
+	uint64_t want = (uint64_t)m->window * (o->kv_unified ? o->n_seq : 1) + ubatch(o);
 
 	if (o->swa_full)
-		return full;
+		return (uint32_t)per;
+	return (uint32_t)pad_up(want < per ? want : per, KV_PAD);
+}
 
-	return swa < full ? (uint32_t)swa : full;
+static uint32_t cells_swa(const cr_model *m, const cr_estimate_opts *o)
+{
+	return cells_swa_stream(m, o) * streams(o);
 }
 
 /* K and V bytes of one cell of layer i. MLA (DeepSeek-V2/V3) keeps only the
@@ -152,11 +180,15 @@ static void make_profile(const cr_model *m, const cr_estimate_opts *o, profile *
 	pf->state_bytes = cr_estimate_state_bytes(m, o);
 }
 
-/* KV bytes when every layer holds min(its capacity, tokens) cells. */
+/* KV bytes when every layer holds min(its capacity, tokens) cells: the
+ * whole cache (tokens = UINT64_MAX), or what one sequence's decode step
+ * reads at a depth (its own stream). */
 static uint64_t kv_bytes_at(const cr_model *m, const profile *pf, const cr_estimate_opts *o,
 			    uint64_t tokens)
 {
-	uint64_t full = cells_full(o), swa = m->window ? cells_swa(m, o) : 0;
+	bool all = tokens == UINT64_MAX;
+	uint64_t full = all ? cells_full(o) : cells_full_stream(o);
+	uint64_t swa = !m->window ? 0 : all ? cells_swa(m, o) : cells_swa_stream(m, o);
 
 	return pf->full_cell_bytes * (tokens < full ? tokens : full) +
 	       pf->swa_cell_bytes * (tokens < swa ? tokens : swa);
@@ -211,8 +243,9 @@ uint64_t cr_estimate_weights_bytes(const cr_model *m, const cr_quant *q,
 }
 
 /* Compute buffer of one backend. ggml's graph allocator reuses memory, so
- * the buffer is the larger of two peaks (llama.cpp 2026-09 logs through
- * node-llama-cpp, bench/memory-truth; docs/methodology.md):
+ * the buffer is the largest of three peaks (llama.cpp 2026-09 logs through
+ * node-llama-cpp, bench/memory-truth; docs/methodology.md): the FFN peak
+ * (below) and:
  *  - the output end: logits of a full micro-batch (n_vocab × n_ubatch × 4 B)
  *    plus two hidden-state rows per token (n_ubatch × n_embd × 4 B × 2);
  *  - the attention: without flash attention the F32 KQ matrix and its mask,
@@ -222,14 +255,35 @@ uint64_t cr_estimate_weights_bytes(const cr_model *m, const cr_quant *q,
  *    ones). n_kv is the cells of the largest layer's cache. */
 static double compute_buffer(const cr_model *m, const profile *pf, const cr_estimate_opts *o)
 {
-	double act = (double)o->n_ubatch * m->hidden * 4.0;
-	double logits = (double)m->vocab * o->n_ubatch * 4.0 + 2.0 * act;
-	double n_kv = pf->has_full ? cells_full(o) : (m->window ? cells_swa(m, o) : 0);
-	double attn = o->flash_attn ? n_kv * o->n_ubatch * 2.0
-				    : n_kv * o->n_ubatch * (m->n_heads + 1.0) * 4.0;
+	double ub = ubatch(o), row = ub * 4.0; /* one F32 value per token of the micro-batch */
+	double act = row * m->hidden;
+	double logits = (double)m->vocab * row + 2.0 * act;
+	double n_kv = pf->has_full ? cells_full_stream(o) : (m->window ? cells_swa_stream(m, o) : 0);
+	double mask = n_kv * ub * (o->flash_attn ? 2.0 : 4.0);
+	double attn = o->flash_attn ? mask : n_kv * ub * m->n_heads * 4.0 + mask;
+	double ffn, k = m->experts_used;
 
-	attn += 6.0 * act;
-	return logits > attn ? logits : attn;
+	/* Other activations at the attention peak: six hidden rows; MLA keeps
+	 * the per-head decompressed K and V instead (n_head × (3 × kv_lora_rank
+	 * + rope_dim): 400 MiB for DeepSeek-V3, 408 logged). */
+	if (m->mla)
+		attn += row * m->n_heads * (3.0 * m->mla_kv_lora_rank + m->mla_rope_dim);
+	else
+		attn += 6.0 * act;
+	/* The FFN peak: gate, up and their product (3 × n_ff) and four hidden
+	 * rows; for MoE, k routed experts either at once or one by one with the
+	 * (2k + 3) hidden rows of the routing (bench/memory-truth fits this to
+	 * 0.01 MiB on six llama shapes and Mistral-7B's 180 MiB at 64k). */
+	if (m->experts_total && k > 0) {
+		double a = 3.0 * k * m->ffn + 4.0 * m->hidden, b = k * m->ffn + (2.0 * k + 3.0) * m->hidden;
+
+		ffn = mask + row * (a > b ? a : b);
+	} else {
+		ffn = mask + row * (3.0 * m->ffn + 4.0 * m->hidden);
+	}
+	if (attn > logits)
+		logits = attn;
+	return logits > ffn ? logits : ffn;
 }
 
 typedef struct tiers {
@@ -554,7 +608,7 @@ static double prefill_tps(const cr_model *m, const cr_estimate_opts *o, const cr
 							       : cr_tp_default_link_gbs) * 1e9;
 			double sys_w = p->f * (weights - embedding_bytes(m, weights)) + p->expert_sys;
 
-			time += sys_w / link / o->n_ubatch;
+			time += sys_w / link / ubatch(o);
 		}
 		if (o->split == CR_SPLIT_TENSOR && t->n_acc > 1) {
 			double link = (r->interconnect_gbs > 0 ? r->interconnect_gbs
@@ -859,7 +913,7 @@ size_t cr_estimate_explain(const cr_model *m, const cr_quant *q, const cr_rig *r
 				 m->tied_embeddings && t.n_acc ? ", counted twice: tied" : "");
 	}
 	if ((x = term(terms, &n, max, "kv_cache", (double)p.mem.kv_bytes, "bytes",
-		      "llama.cpp: full layers n_ctx padded to 256 cells; SWA layers min(n_ctx, pad(window x n_seq + n_ubatch, 256)) (llama-kv-cache-iswa.cpp)")))
+		      "llama.cpp: full layers n_ctx padded to 256 cells per stream; SWA layers pad(min(n_ctx_seq, window x (unified ? n_seq : 1) + n_ubatch), 256) (llama-kv-cache-iswa.cpp)")))
 		snprintf(x->formula, sizeof(x->formula),
 			 "%llu B/cell (full layers) x %u cells + %llu B/cell (sliding) x %u cells [K %s, V %s]",
 			 (unsigned long long)pf.full_cell_bytes, cells_full(use),
@@ -870,7 +924,7 @@ size_t cr_estimate_explain(const cr_model *m, const cr_quant *q, const cr_rig *r
 		snprintf(x->formula, sizeof(x->formula), "%u layers x %u seq x ((k-1)(v_heads v_dim + 2 k_heads k_dim) + k_dim v_heads v_dim) x 4 B",
 			 cr_model_count_layers(m, CR_LAYER_RECURRENT), o->n_seq);
 	if ((x = term(terms, &n, max, "compute", (double)p.mem.compute_bytes, "bytes",
-		      "max(logits n_vocab x n_ubatch x 4 B + 2 hidden rows, attention: KQ+mask n_kv x n_ubatch x (n_head+1) x 4 B (flash attention: F16 mask n_kv x n_ubatch x 2 B) + 6 hidden rows), per accelerator (bench/memory-truth)")))
+		      "max(logits n_vocab x n_ubatch x 4 B + 2 hidden rows; attention: KQ+mask n_kv x n_ubatch x (n_head+1) x 4 B (flash attention: F16 mask n_kv x n_ubatch x 2 B) + 6 hidden rows; FFN: mask + (3 n_ff + 4 n_embd) rows), per accelerator (bench/memory-truth)")))
 		snprintf(x->formula, sizeof(x->formula), "%.1f MiB x %u device(s), flash attention %s",
 			 p.compute / MIB, t.n_acc ? t.n_acc : 1, o->flash_attn ? "on" : "off");
 	if ((x = term(terms, &n, max, "output", (double)p.mem.output_bytes, "bytes",

@@ -87,10 +87,12 @@ typedef struct ps {
 	cr_gguf *g;
 } ps;
 
-static int fail(ps *p, int status, uint64_t off, const char *fmt, ...)
+static int fail_(ps *p, int status, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* The status, visibly (util.h cr_seterr says why). */
+#define fail(p, status, ...) cr_status_of(fail_((p), (status), __VA_ARGS__), (status))
 
-static int fail(ps *p, int status, uint64_t off, const char *fmt, ...)
+static int fail_(ps *p, int status, uint64_t off, const char *fmt, ...)
 {
 	char what[384];
 	va_list ap;
@@ -371,7 +373,7 @@ static int parse_kv(ps *p, uint64_t *pos, gg_kv *kv)
 			    kv->key, t);
 	kv->type = (cr_gguf_type)t;
 	if (t == CR_GGUF_ARRAY) {
-		uint32_t et;
+		uint32_t et = 0; /* skip_array leaves it unset when it fails early */
 
 		rc = skip_array(p, pos, 1, true, &et, &kv->count, &kv->val_off);
 		kv->elem = (cr_gguf_type)et;

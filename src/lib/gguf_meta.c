@@ -126,7 +126,8 @@ static bool load_int(cr_gguf_type t, const uint8_t *p, bool *neg, uint64_t *mag)
 		*mag = gg_ld64(p);
 		return true;
 	case CR_GGUF_INT8:
-		s = (int8_t)p[0];
+		/* The byte is a two's-complement int8: sign extension wanted. */
+		s = (int8_t)p[0]; /* NOLINT(bugprone-signed-char-misuse,cert-str34-c) */
 		break;
 	case CR_GGUF_INT16:
 		s = (int16_t)gg_ld16(p);

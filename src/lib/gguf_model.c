@@ -114,9 +114,11 @@ static const char *k(mctx *c, const char *suffix)
 	return c->key;
 }
 
-static int bad(mctx *c, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int bad_(mctx *c, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The status, visibly (util.h cr_seterr says why). */
+#define bad(c, status, ...) cr_status_of(bad_((c), (status), __VA_ARGS__), (status))
 
-static int bad(mctx *c, int status, const char *fmt, ...)
+static int bad_(mctx *c, int status, const char *fmt, ...)
 {
 	char what[400];
 	va_list ap;

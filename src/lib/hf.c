@@ -165,7 +165,7 @@ static int start_url(const char *endpoint, char *buf, size_t cap, size_t *len, c
 int cr_hf_file_url(const char *endpoint, const char *repo, const char *revision,
 		   const char *path, char *buf, size_t cap, cr_error *err)
 {
-	size_t len;
+	size_t len = 0;
 	int rc = start_url(endpoint, buf, cap, &len, err);
 
 	if (rc)
@@ -181,7 +181,7 @@ int cr_hf_file_url(const char *endpoint, const char *repo, const char *revision,
 int cr_hf_tree_url(const char *endpoint, const char *repo, const char *revision, char *buf,
 		   size_t cap, cr_error *err)
 {
-	size_t len;
+	size_t len = 0;
 	int rc = start_url(endpoint, buf, cap, &len, err);
 
 	if (rc)
@@ -345,7 +345,9 @@ int cr_hf_parse_tree(const char *json, size_t len, const char *name, cr_hf_entry
 			    !ends_with_gguf(path->valuestring, strlen(path->valuestring)) ||
 			    !safe_path(path->valuestring))
 				continue;
-			bytes = cJSON_IsNumber(lsize) ? lsize->valuedouble : cJSON_IsNumber(size) ? size->valuedouble : -1;
+			bytes = lsize && cJSON_IsNumber(lsize) ? lsize->valuedouble
+				: size && cJSON_IsNumber(size) ? size->valuedouble
+							       : -1;
 			if (!(bytes >= 0 && bytes < 1.8e19)) {
 				rc = cr_seterr(err, CR_ERR_PARSE, "%s: %s: expected a file size", name, path->valuestring);
 				break;

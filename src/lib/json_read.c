@@ -92,7 +92,7 @@ void jr_pop(jr_ctx *c, size_t saved_len)
 	c->path[saved_len] = '\0';
 }
 
-int jr_fail(jr_ctx *c, int status, const char *key, const char *fmt, ...)
+int jr_fail_(jr_ctx *c, int status, const char *key, const char *fmt, ...)
 {
 	char what[256];
 	va_list ap;

@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "clefrun/error.h"
+#include "util.h"
 
 /** Longest JSON path kept in messages. */
 #define JR_PATH_MAX 192
@@ -34,9 +35,11 @@ size_t jr_push_key(jr_ctx *c, const char *key);
 size_t jr_push_index(jr_ctx *c, size_t i);
 void jr_pop(jr_ctx *c, size_t saved_len);
 
-/* Report an error at the current path (+ optional key). Returns status. */
-int jr_fail(jr_ctx *c, int status, const char *key, const char *fmt, ...)
+/* Report an error at the current path (+ optional key). Returns status
+ * (visibly, through the macro, as cr_seterr in util.h does). */
+int jr_fail_(jr_ctx *c, int status, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+#define jr_fail(c, status, ...) cr_status_of(jr_fail_((c), (status), __VA_ARGS__), (status))
 
 /* Reject keys not in the NULL-terminated list and duplicated keys. */
 int jr_check_keys(jr_ctx *c, const cJSON *obj, const char *const *allowed);

@@ -73,7 +73,8 @@ int cr_rig_parse_spec(const char *spec, cr_rig *out, cr_error *err)
 			return cr_seterr(err, CR_ERR_PARSE,
 					 "rig spec \"%s\": \"%s\" is not key=value", spec, p);
 		*eq = '\0';
-		for (const char *q = buf; q < p; q += strlen(q) + 1) {
+		/* The pairs before p are "key\0value\0": compare the keys only. */
+		for (const char *q = buf; q < p; q += strlen(q) + 1, q += strlen(q) + 1) {
 			if (strcmp(q, p) == 0)
 				return cr_seterr(err, CR_ERR_INVALID,
 						 "rig spec \"%s\": %s given twice", spec, p);

@@ -103,8 +103,8 @@ int cr_source_open_memory(const void *buf, size_t len, const char *name, bool co
 	*out = NULL;
 	if (!buf && len)
 		return cr_seterr(err, CR_ERR_INVALID, "memory source: NULL buffer of %zu bytes", len);
-	if ((rc = cr_source_alloc(name ? name : "memory", &mem_ops, &s, err)))
-		return rc;
+	if ((rc = cr_source_alloc(name ? name : "memory", &mem_ops, &s, err)) || !s)
+		return rc ? rc : CR_ERR_NOMEM;
 	m = calloc(1, sizeof(*m));
 	if (!m) {
 		cr_source_free(s);
@@ -122,6 +122,62 @@ int cr_source_open_memory(const void *buf, size_t len, const char *name, bool co
 		m->data = buf;
 	}
 	s->size = len;
+	*out = s;
+	return CR_OK;
+}
+
+/* ---- prefix: the first bytes of a larger file (a cached header) ---------- */
+
+typedef struct prefix_impl {
+	unsigned char *data;
+	size_t len;
+} prefix_impl;
+
+static int prefix_read(cr_source *src, uint64_t off, void *buf, size_t len, cr_error *err)
+{
+	const prefix_impl *p = src->impl;
+
+	if (off > p->len || len > p->len - off)
+		return cr_seterr(err, CR_ERR_IO, "%s: byte %llu: not in the cached header (%zu bytes)", src->name,
+				 (unsigned long long)off, p->len);
+	memcpy(buf, p->data + off, len);
+	return CR_OK;
+}
+
+static void prefix_close(cr_source *src)
+{
+	prefix_impl *p = src->impl;
+
+	if (p)
+		free(p->data);
+	free(p);
+}
+
+static const cr_source_ops prefix_ops = { prefix_read, prefix_close };
+
+int cr_source_open_prefix(const void *buf, size_t len, uint64_t size, const char *name,
+			  cr_source **out, cr_error *err)
+{
+	cr_source *s;
+	prefix_impl *p;
+	int rc;
+
+	*out = NULL;
+	if ((!buf && len) || len > size)
+		return cr_seterr(err, CR_ERR_INVALID, "%s: a prefix of %zu bytes of a %llu-byte file",
+				 name ? name : "prefix", len, (unsigned long long)size);
+	if ((rc = cr_source_alloc(name ? name : "prefix", &prefix_ops, &s, err)) || !s)
+		return rc ? rc : CR_ERR_NOMEM;
+	p = calloc(1, sizeof(*p));
+	s->impl = p;
+	if (!p || (len && !(p->data = malloc(len)))) {
+		cr_source_free(s);
+		return cr_seterr(err, CR_ERR_NOMEM, "%s: out of memory", name ? name : "prefix");
+	}
+	if (len)
+		memcpy(p->data, buf, len);
+	p->len = len;
+	s->size = size;
 	*out = s;
 	return CR_OK;
 }

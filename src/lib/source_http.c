@@ -16,6 +16,18 @@
  * CURLAUTH_BEARER, which libcurl sends to the original host only (never to
  * the CDN a redirect names), and is never part of a message.
  * curl_global_init is the caller's (the CLI's main).
+ *
+ * Proxies: nothing here sets CURLOPT_PROXY or CURLOPT_NOPROXY, and
+ * curl_easy_reset restores libcurl's defaults before every transfer, so
+ * libcurl takes them from the environment (http_proxy, HTTPS_PROXY,
+ * ALL_PROXY, NO_PROXY; the upper-case HTTP_PROXY is ignored by libcurl on
+ * purpose, against CGI header injection).
+ *
+ * The header cache (cache.c) makes conditional requests (cr_http_open,
+ * cr_http_fetch): If-None-Match with the cached validator, and the
+ * transfer is cut as soon as an answer confirms it: a 304, a Hugging Face
+ * redirect whose X-Linked-Etag (the file's ETag) matches, or a 2xx whose
+ * ETag matches (a server that ignores If-None-Match).
  */
 #include <curl/curl.h>
 #include <inttypes.h>
@@ -53,6 +65,14 @@ typedef struct xfer {
 	bool done;              /* enough bytes: the transfer was cut on purpose */
 	int fail;               /* a cr_status decided inside a callback */
 	char why[256];
+	/* validators */
+	const char *inm;        /* If-None-Match sent, or NULL */
+	bool not_modified;      /* an answer confirmed inm */
+	bool token_sent;
+	bool first;             /* the opening request (no ETag to compare with yet) */
+	long resp_status;       /* from the status line of the current response */
+	char resp_etag[CR_HTTP_ETAG_MAX];   /* ETag of the current response */
+	char linked_etag[CR_HTTP_ETAG_MAX]; /* X-Linked-Etag of any response of the chain */
 	/* counters */
 	struct http_impl *h;
 	cr_source_stats *stats;
@@ -70,10 +90,11 @@ typedef struct http_impl {
 	unsigned char *cache;  /* file bytes [0, cache_len) */
 	size_t cache_len;
 	uint64_t received;     /* all body bytes so far, for the cap */
+	char etag[CR_HTTP_ETAG_MAX]; /* the first answer's ETag: later ranges must carry the same */
 } http_impl;
 
 /* "scheme://user:pass@host/..." without the credentials, for messages. */
-static char *display_url(const char *url)
+char *cr_http_display_url(const char *url)
 {
 	const char *scheme = strstr(url, "://"), *at, *slash;
 	char *out;
@@ -156,6 +177,67 @@ static void parse_content_range(xfer *x, const char *v, const char *end)
 	x->cr_total_known = v < end && *v != '*' && parse_u64(&v, end, &x->cr_total);
 }
 
+/* A validator header's value, kept only when usable in an If-None-Match
+ * header and in a cache file: printable ASCII, shorter than the buffer. */
+static void header_value(const char *v, const char *end, char out[CR_HTTP_ETAG_MAX])
+{
+	size_t n;
+
+	out[0] = '\0';
+	while (v < end && (*v == ' ' || *v == '\t'))
+		v++;
+	while (end > v && (end[-1] == ' ' || end[-1] == '\t'))
+		end--;
+	n = (size_t)(end - v);
+	if (n == 0 || n >= CR_HTTP_ETAG_MAX)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (v[i] < 0x20 || v[i] > 0x7e)
+			return;
+	memcpy(out, v, n);
+	out[n] = '\0';
+}
+
+bool cr_http_etag_match(const char *a, const char *b)
+{
+	if (!a || !b)
+		return false;
+	if (strncmp(a, "W/", 2) == 0)
+		a += 2;
+	if (strncmp(b, "W/", 2) == 0)
+		b += 2;
+	return *a && strcmp(a, b) == 0;
+}
+
+static bool is_redirect(long s)
+{
+	return s == 301 || s == 302 || s == 303 || s == 307 || s == 308;
+}
+
+/* The end of one response's headers: does it confirm the cached validator? */
+static size_t end_of_headers(xfer *x, size_t len)
+{
+	const char *v;
+	long s = x->resp_status;
+
+	if (!x->inm)
+		return len;
+	if (s == 304) {
+		x->not_modified = true;
+		return len;
+	}
+	v = x->linked_etag[0] ? x->linked_etag : x->resp_etag;
+	if (!cr_http_etag_match(v, x->inm))
+		return len;
+	if ((s >= 200 && s < 300) || (x->linked_etag[0] && is_redirect(s))) {
+		/* Confirmed before the body (or the next hop): cut the transfer. */
+		x->not_modified = true;
+		x->done = true;
+		return 0;
+	}
+	return len;
+}
+
 static size_t on_header(char *line, size_t size, size_t n, void *ud)
 {
 	xfer *x = ud;
@@ -166,8 +248,24 @@ static size_t on_header(char *line, size_t size, size_t n, void *ud)
 		end--;
 	if (ci_prefix(line, len, "http/")) {
 		/* A new response (the first, or after a redirect). */
+		const char *p = memchr(line, ' ', len);
+		uint64_t code = 0;
+
 		x->have_cr = x->cr_total_known = x->have_cl = false;
+		x->resp_etag[0] = '\0';
+		x->resp_status = 0;
+		if (p) {
+			p++;
+			if (parse_u64(&p, end, &code) && code < 1000)
+				x->resp_status = (long)code;
+		}
 		x->stats->requests++;
+	} else if (end == line) {
+		return end_of_headers(x, len);
+	} else if (ci_prefix(line, len, "etag:")) {
+		header_value(line + 5, end, x->resp_etag);
+	} else if (ci_prefix(line, len, "x-linked-etag:")) {
+		header_value(line + 14, end, x->linked_etag);
 	} else if (ci_prefix(line, len, "content-range:")) {
 		parse_content_range(x, line + 14, end);
 	} else if (ci_prefix(line, len, "content-length:")) {
@@ -201,6 +299,11 @@ static size_t check_response(xfer *x)
 	x->checked = true;
 	if (x->status >= 300)
 		return 1; /* an error page: judged after the transfer */
+	/* Bytes of two versions of a file must not be mixed into one header. */
+	if (!x->whole && !x->first && x->h->etag[0] && x->resp_etag[0] &&
+	    !cr_http_etag_match(x->h->etag, x->resp_etag))
+		return set_fail(x, CR_ERR_IO, "the file changed while it was read (ETag %s, then %s)", x->h->etag,
+				x->resp_etag);
 	if (x->whole || x->status == 200) {
 		if (x->ranged)
 			x->skip = x->start; /* the range was ignored: the body starts at 0 */
@@ -267,16 +370,22 @@ static size_t on_body(char *data, size_t size, size_t n, void *ud)
 	return size * n;
 }
 
-static int http_error(const char *name, long status, cr_error *err)
+/* Statuses in user words. 401 and 403 are what Hugging Face answers for a
+ * gated or private repository (and for a token it refuses). */
+static int http_error(const char *name, long status, bool token_sent, cr_error *err)
 {
 	switch (status) {
 	case 401:
 	case 403:
+		if (token_sent)
+			return cr_seterr(err, CR_ERR_IO,
+					 "%s: HTTP %ld: gated or private repository: the token was refused (check HF_TOKEN; for a gated model, accept its license on the model page)",
+					 name, status);
 		return cr_seterr(err, CR_ERR_IO,
-				 "%s: HTTP %ld: access denied (a gated or private model: set HF_TOKEN, and accept the license on the model page)",
+				 "%s: HTTP %ld: gated or private repository: set HF_TOKEN (or log in with huggingface-cli)",
 				 name, status);
 	case 404:
-		return cr_seterr(err, CR_ERR_NOTFOUND, "%s: HTTP 404: not found", name);
+		return cr_seterr(err, CR_ERR_NOTFOUND, "%s: HTTP 404: file or repository not found", name);
 	case 416:
 		return cr_seterr(err, CR_ERR_IO, "%s: HTTP 416: range not satisfiable (the file is shorter than its header says)",
 				 name);
@@ -287,46 +396,88 @@ static int http_error(const char *name, long status, cr_error *err)
 	}
 }
 
-static int curl_error(const char *name, CURLcode cc, const char *detail, cr_error *err)
+static bool tls_error(CURLcode cc)
 {
-	const char *what;
-
 	switch (cc) {
-	case CURLE_OPERATION_TIMEDOUT:
-		what = "timed out";
-		break;
-	case CURLE_COULDNT_RESOLVE_HOST:
-	case CURLE_COULDNT_RESOLVE_PROXY:
-		what = "cannot resolve the host";
-		break;
-	case CURLE_COULDNT_CONNECT:
-		what = "cannot connect";
-		break;
-	case CURLE_TOO_MANY_REDIRECTS:
-		what = "too many redirects";
-		break;
-	case CURLE_UNSUPPORTED_PROTOCOL:
-		what = "a redirect to a non-HTTP(S) URL was refused";
-		break;
-	case CURLE_PARTIAL_FILE:
-	case CURLE_RECV_ERROR:
-	case CURLE_GOT_NOTHING:
-		what = "the connection closed before the body was complete";
-		break;
 	case CURLE_SSL_CONNECT_ERROR:
 	case CURLE_PEER_FAILED_VERIFICATION:
 	case CURLE_SSL_CERTPROBLEM:
 	case CURLE_SSL_CIPHER:
 	case CURLE_SSL_CACERT_BADFILE:
-		what = "TLS failure";
-		break;
+	case CURLE_SSL_ENGINE_NOTFOUND:
+	case CURLE_SSL_ENGINE_SETFAILED:
+	case CURLE_SSL_ENGINE_INITFAILED:
+	case CURLE_SSL_SHUTDOWN_FAILED:
+	case CURLE_SSL_CRL_BADFILE:
+	case CURLE_SSL_ISSUER_ERROR:
+	case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+	case CURLE_SSL_INVALIDCERTSTATUS:
+	case CURLE_USE_SSL_FAILED:
+		return true;
 	default:
-		what = curl_easy_strerror(cc);
-		break;
+		return false;
 	}
+}
+
+static int curl_error(const char *name, CURLcode cc, const char *detail, const http_impl *h,
+		      double connect_s, cr_error *err)
+{
+	char what[160];
+
+	if (cc == CURLE_OPERATION_TIMEDOUT) {
+		/* No connect time: the connection (or the proxy's) never came up. */
+		if (connect_s <= 0.0)
+			snprintf(what, sizeof(what), "timed out connecting (no answer within %ld s)",
+				 h->o.connect_timeout_s);
+		else
+			snprintf(what, sizeof(what), "timed out (less than %ld bytes/s for %ld s)",
+				 h->o.low_speed_bps, h->o.low_speed_time_s);
+		return cr_seterr(err, CR_ERR_IO, "%s: %s", name, what);
+	}
+	if (tls_error(cc))
+		snprintf(what, sizeof(what), "TLS failure");
+	else
+		switch (cc) {
+		case CURLE_COULDNT_RESOLVE_HOST:
+			snprintf(what, sizeof(what), "cannot resolve the host");
+			break;
+		case CURLE_COULDNT_RESOLVE_PROXY:
+			snprintf(what, sizeof(what), "cannot resolve the proxy (from http_proxy, https_proxy or ALL_PROXY)");
+			break;
+		case CURLE_COULDNT_CONNECT:
+			snprintf(what, sizeof(what), "cannot connect");
+			break;
+		case CURLE_TOO_MANY_REDIRECTS:
+			snprintf(what, sizeof(what), "too many redirects");
+			break;
+		case CURLE_UNSUPPORTED_PROTOCOL:
+			snprintf(what, sizeof(what), "a redirect to a non-HTTP(S) URL was refused");
+			break;
+		case CURLE_PARTIAL_FILE:
+		case CURLE_RECV_ERROR:
+		case CURLE_GOT_NOTHING:
+			snprintf(what, sizeof(what), "the connection closed before the body was complete");
+			break;
+		default:
+			snprintf(what, sizeof(what), "%s", curl_easy_strerror(cc));
+			break;
+		}
 	if (detail && *detail && strcmp(detail, what) != 0)
 		return cr_seterr(err, CR_ERR_IO, "%s: %s (%s)", name, what, detail);
 	return cr_seterr(err, CR_ERR_IO, "%s: %s", name, what);
+}
+
+/* An If-None-Match value must not smuggle a header line. */
+static bool header_safe(const char *v)
+{
+	size_t n = strlen(v);
+
+	if (n == 0 || n >= CR_HTTP_ETAG_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (v[i] < 0x20 || v[i] > 0x7e)
+			return false;
+	return true;
 }
 
 /* One transfer; x describes what is wanted. */
@@ -334,6 +485,8 @@ static int perform(cr_source *src, http_impl *h, const char *url, bool send_toke
 		   cr_error *err)
 {
 	char range[64], ebuf[CURL_ERROR_SIZE] = "", ua[64];
+	struct curl_slist *hdrs = NULL;
+	double connect_s = 0.0;
 	CURL *c = h->curl;
 	CURLcode cc;
 
@@ -364,7 +517,8 @@ static int perform(cr_source *src, http_impl *h, const char *url, bool send_toke
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, x);
 	/* Byte ranges of a GGUF must arrive as stored, not re-encoded. */
 	curl_easy_setopt(c, CURLOPT_HTTP_CONTENT_DECODING, 0L);
-	if (send_token && h->token) {
+	x->token_sent = send_token && h->token;
+	if (x->token_sent) {
 		curl_easy_setopt(c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BEARER);
 		curl_easy_setopt(c, CURLOPT_XOAUTH2_BEARER, h->token);
 	}
@@ -372,15 +526,31 @@ static int perform(cr_source *src, http_impl *h, const char *url, bool send_toke
 		snprintf(range, sizeof(range), "%" PRIu64 "-%" PRIu64, x->start, x->start + x->len - 1);
 		curl_easy_setopt(c, CURLOPT_RANGE, range);
 	}
+	if (x->inm && !header_safe(x->inm))
+		x->inm = NULL;
+	if (x->inm) {
+		char line[CR_HTTP_ETAG_MAX + 32];
+
+		snprintf(line, sizeof(line), "If-None-Match: %s", x->inm);
+		if (!(hdrs = curl_slist_append(NULL, line)))
+			return cr_seterr(err, CR_ERR_NOMEM, "%s: out of memory", src->name);
+		curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+	}
 	cc = curl_easy_perform(c);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, NULL);
+	curl_slist_free_all(hdrs);
 	h->received += x->received;
 	if (x->fail)
 		return cr_seterr(err, x->fail, "%s: %s", src->name, x->why);
-	if (cc != CURLE_OK && !(cc == CURLE_WRITE_ERROR && x->done))
-		return curl_error(src->name, cc, ebuf, err);
+	if (x->not_modified)
+		return CR_OK;
+	if (cc != CURLE_OK && !(cc == CURLE_WRITE_ERROR && x->done)) {
+		curl_easy_getinfo(c, CURLINFO_CONNECT_TIME, &connect_s);
+		return curl_error(src->name, cc, ebuf, h, connect_s, err);
+	}
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &x->status);
 	if (x->status >= 300 || x->status < 200)
-		return http_error(src->name, x->status, err);
+		return http_error(src->name, x->status, x->token_sent, err);
 	/* Short bodies are judged by the caller, which knows what it needs. */
 	return CR_OK;
 }
@@ -499,7 +669,7 @@ static int new_http(const char *url, const cr_http_opts *opts, cr_source **out, 
 	*out = NULL;
 	if (!is_http(url))
 		return cr_seterr(err, CR_ERR_INVALID, "%s: not an http:// or https:// URL", url);
-	if (!(name = display_url(url)))
+	if (!(name = cr_http_display_url(url)))
 		return cr_seterr(err, CR_ERR_NOMEM, "out of memory");
 	rc = cr_source_alloc(name, &http_ops, &s, err);
 	free(name);
@@ -522,7 +692,8 @@ static int new_http(const char *url, const cr_http_opts *opts, cr_source **out, 
 	return CR_OK;
 }
 
-int cr_source_open_url(const char *url, const cr_http_opts *opts, cr_source **out, cr_error *err)
+int cr_http_open(const char *url, const cr_http_opts *opts, cr_http_cond *cond, cr_source **out,
+		 cr_error *err)
 {
 	cr_source *s;
 	http_impl *h;
@@ -530,13 +701,21 @@ int cr_source_open_url(const char *url, const cr_http_opts *opts, cr_source **ou
 	char *eff = NULL;
 	int rc;
 
-	if ((rc = new_http(url, opts, &s, err)))
-		return rc;
+	*out = NULL;
+	if (cond) {
+		cond->not_modified = false;
+		cond->etag[0] = '\0';
+		memset(&cond->stats, 0, sizeof(cond->stats));
+	}
+	if ((rc = new_http(url, opts, &s, err)) || !s)
+		return rc ? rc : CR_ERR_NOMEM;
 	h = s->impl;
 	memset(&x, 0, sizeof(x));
 	x.ranged = true;
+	x.first = true;
 	x.start = 0;
 	x.len = h->o.first_range_bytes;
+	x.inm = cond ? cond->if_none_match : NULL;
 	if (x.len > h->o.max_total_bytes)
 		x.len = h->o.max_total_bytes;
 	if (!(h->cache = malloc((size_t)x.len))) {
@@ -545,6 +724,13 @@ int cr_source_open_url(const char *url, const cr_http_opts *opts, cr_source **ou
 	}
 	x.dst = h->cache;
 	rc = perform(s, h, h->url, true, &x, err);
+	if (cond)
+		cond->stats = s->stats;
+	if (!rc && x.not_modified && cond) {
+		cond->not_modified = true;
+		cr_source_free(s);
+		return CR_OK;
+	}
 	if (rc && x.status == 416 && x.have_cr && x.cr_total_known && x.cr_total == 0) {
 		rc = CR_OK; /* an empty file */
 		s->size = 0;
@@ -565,6 +751,9 @@ int cr_source_open_url(const char *url, const cr_http_opts *opts, cr_source **ou
 		return rc;
 	}
 	h->cache_len = (size_t)x.got;
+	memcpy(h->etag, x.resp_etag, sizeof(h->etag));
+	if (cond)
+		snprintf(cond->etag, sizeof(cond->etag), "%s", x.linked_etag[0] ? x.linked_etag : x.resp_etag);
 	if (curl_easy_getinfo(h->curl, CURLINFO_EFFECTIVE_URL, &eff) == CURLE_OK && eff &&
 	    strcmp(eff, h->url) != 0) {
 		h->eff = strdup(eff);
@@ -574,8 +763,13 @@ int cr_source_open_url(const char *url, const cr_http_opts *opts, cr_source **ou
 	return CR_OK;
 }
 
-int cr_source_fetch_url(const char *url, const cr_http_opts *opts, size_t max_bytes, char **body,
-			size_t *len, cr_source_stats *stats, cr_error *err)
+int cr_source_open_url(const char *url, const cr_http_opts *opts, cr_source **out, cr_error *err)
+{
+	return cr_http_open(url, opts, NULL, out, err);
+}
+
+int cr_http_fetch(const char *url, const cr_http_opts *opts, size_t max_bytes, cr_http_cond *cond,
+		  char **body, size_t *len, cr_error *err)
 {
 	cr_source *s;
 	xfer x;
@@ -583,17 +777,26 @@ int cr_source_fetch_url(const char *url, const cr_http_opts *opts, size_t max_by
 
 	*body = NULL;
 	*len = 0;
-	if ((rc = new_http(url, opts, &s, err)))
-		return rc;
+	if (cond) {
+		cond->not_modified = false;
+		cond->etag[0] = '\0';
+		memset(&cond->stats, 0, sizeof(cond->stats));
+	}
+	if ((rc = new_http(url, opts, &s, err)) || !s)
+		return rc ? rc : CR_ERR_NOMEM;
 	memset(&x, 0, sizeof(x));
 	x.whole = true;
+	x.first = true;
 	x.whole_max = max_bytes;
+	x.inm = cond ? cond->if_none_match : NULL;
 	rc = perform(s, s->impl, url, true, &x, err);
-	if (stats) {
-		stats->requests += s->stats.requests;
-		stats->bytes_fetched += s->stats.bytes_fetched;
+	if (cond) {
+		cond->stats = s->stats;
+		cond->not_modified = !rc && x.not_modified;
+		if (!rc && !x.not_modified)
+			snprintf(cond->etag, sizeof(cond->etag), "%s", x.linked_etag[0] ? x.linked_etag : x.resp_etag);
 	}
-	if (!rc) {
+	if (!rc && !x.not_modified) {
 		if (!x.grow && !(x.grow = malloc(1)))
 			rc = cr_seterr(err, CR_ERR_NOMEM, "out of memory");
 		else {
@@ -605,5 +808,20 @@ int cr_source_fetch_url(const char *url, const cr_http_opts *opts, size_t max_by
 	}
 	free(x.grow);
 	cr_source_free(s);
+	return rc;
+}
+
+int cr_source_fetch_url(const char *url, const cr_http_opts *opts, size_t max_bytes, char **body,
+			size_t *len, cr_source_stats *stats, cr_error *err)
+{
+	cr_http_cond cond;
+	int rc;
+
+	memset(&cond, 0, sizeof(cond));
+	rc = cr_http_fetch(url, opts, max_bytes, &cond, body, len, err);
+	if (stats) {
+		stats->requests += cond.stats.requests;
+		stats->bytes_fetched += cond.stats.bytes_fetched;
+	}
 	return rc;
 }

@@ -97,7 +97,7 @@ const cr_rig *cr_userrigs_find(const cr_user_rigs *set, const char *id)
 
 static int push_rig(cr_user_rigs *set, const cr_rig *r, cr_error *err)
 {
-	if (set->n == set->cap) {
+	if (set->n == set->cap || !set->rigs) {
 		size_t cap = set->cap ? set->cap * 2 : 8;
 		cr_rig *n = realloc(set->rigs, cap * sizeof(*n));
 
@@ -369,7 +369,8 @@ out:
 /* Read a whole file; *missing is set (and 0 returned) when it does not exist. */
 static int read_file(const char *path, char **buf, size_t *len, bool *missing, cr_error *err)
 {
-	FILE *f = fopen(path, "rb");
+	const char *why = NULL;
+	FILE *f = cr_fopen_regular(path, &why);
 	size_t cap = 16384, n = 0;
 	char *b;
 
@@ -381,7 +382,7 @@ static int read_file(const char *path, char **buf, size_t *len, bool *missing, c
 			*missing = true;
 			return CR_OK;
 		}
-		return cr_seterr(err, CR_ERR_IO, "%s: %s", path, strerror(errno));
+		return cr_seterr(err, CR_ERR_IO, "%s: %s", path, why);
 	}
 	b = malloc(cap);
 	while (b) {
@@ -695,6 +696,18 @@ static int check_range(const char *key, double v, double lo, double hi, cr_error
 	return CR_OK;
 }
 
+/* Text that does not fit its field is refused, not cut: a cut name is not
+ * what the user typed, and a cut inside a UTF-8 sequence would be reported
+ * later as "invalid UTF-8", naming the wrong problem. */
+static int check_text(const char *key, const char *s, size_t cap, cr_error *err)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (n >= cap)
+		return cr_seterr(err, CR_ERR_INVALID, "%s: %zu bytes, at most %zu", key, n, cap - 1);
+	return CR_OK;
+}
+
 int cr_userrigs_build(const cr_rig_figures *f, cr_rig *out, cr_error *err)
 {
 	cr_device *d = &out->devices[0];
@@ -713,7 +726,11 @@ int cr_userrigs_build(const cr_rig_figures *f, cr_rig *out, cr_error *err)
 	if ((rc = check_range("mem_gb", f->mem_gib, 0.001, 65536, err)) ||
 	    (rc = check_range("bw_gbs", f->bw_gbs, 0.001, 1e6, err)) ||
 	    (rc = check_range("devices", f->devices, 1, 64, err)) ||
-	    (rc = check_range("tflops", f->tflops, 0, 1e6, err)))
+	    (rc = check_range("tflops", f->tflops, 0, 1e6, err)) ||
+	    (rc = check_text("name", f->name, sizeof(out->name), err)) ||
+	    (rc = check_text("device_name", f->device_name, sizeof(d->name), err)) ||
+	    (rc = check_text("notes", f->notes, sizeof(out->notes), err)) ||
+	    (rc = check_text("source", f->source, sizeof(out->sources[0]), err)))
 		return rc;
 	d->backend = f->backend_set ? f->backend : CR_BACKEND_CUDA;
 	d->kind = f->kind_set ? f->kind : CR_MEM_DISCRETE;

@@ -1,10 +1,14 @@
 #include "util.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-int cr_seterr(cr_error *err, int status, const char *fmt, ...)
+int cr_seterr_(cr_error *err, int status, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -80,4 +84,43 @@ void cr_strlcpy(char *dst, const char *src, size_t cap)
 		n = cap - 1;
 	memcpy(dst, src, n);
 	dst[n] = '\0';
+}
+
+FILE *cr_fopen_regular(const char *path, const char **why)
+{
+	struct stat st;
+	FILE *f;
+	int fd, flags, e;
+
+	/* O_NONBLOCK: opening a FIFO for reading must not wait for a writer. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		*why = strerror(errno);
+		return NULL;
+	}
+	if (fstat(fd, &st) != 0) {
+		e = errno;
+		*why = strerror(e);
+		close(fd);
+		errno = e;
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		e = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		*why = e == EISDIR ? "is a directory" : "not a regular file";
+		close(fd);
+		errno = e;
+		return NULL;
+	}
+	flags = fcntl(fd, F_GETFL);
+	if (flags >= 0)
+		(void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+	f = fdopen(fd, "rb");
+	if (!f) {
+		e = errno;
+		*why = strerror(e);
+		close(fd);
+		errno = e;
+	}
+	return f;
 }

@@ -4,12 +4,28 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "clefrun/error.h"
 
-/* Fill *err (if non-NULL) with status and a formatted message; return status. */
-int cr_seterr(cr_error *err, int status, const char *fmt, ...)
+/* Fill *err (if non-NULL) with status and a formatted message; return status.
+ *
+ * The macro makes the result visibly `status` where it is used: the static
+ * analyser (scripts/lint) does not look into variadic functions nor into
+ * other files, so without it every error path "might return 0" and it
+ * follows impossible "failed but succeeded" paths. The other reporters
+ * (jr_fail, gguf.c fail, gguf_model.c bad) do the same with
+ * cr_status_of(). `status` is evaluated twice: pass a plain value. */
+int cr_seterr_(cr_error *err, int status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+#define cr_seterr(err, status, ...) cr_status_of(cr_seterr_((err), (status), __VA_ARGS__), (status))
+
+/* `status`, after the call that produced `done` (see cr_seterr). */
+static inline int cr_status_of(int done, int status)
+{
+	(void)done;
+	return status;
+}
 
 /* True when s[0..n) is well-formed UTF-8 (no overlongs, no surrogates). */
 bool cr_utf8_valid(const char *s, size_t n);
@@ -19,5 +35,13 @@ int cr_strcasecmp(const char *a, const char *b);
 
 /* Copy with truncation; always terminates (cap > 0). */
 void cr_strlcpy(char *dst, const char *src, size_t cap);
+
+/* fopen(path, "rb") for a regular file only. A directory, a FIFO (whose
+ * plain open would block until a writer comes) or a device (/dev/zero) is
+ * refused without blocking. On failure returns NULL with errno set (ENOENT
+ * for a missing file, EISDIR for a directory, EINVAL for other kinds) and
+ * *why the reason for a message ("No such file or directory", "is a
+ * directory", "not a regular file"). */
+FILE *cr_fopen_regular(const char *path, const char **why);
 
 #endif

@@ -5,11 +5,18 @@
 
 Binds 127.0.0.1 on an ephemeral port, prints "PORT <n>" on stdout, serves
 until killed. Every request is appended to FILE as one JSON line
-{"method", "path", "host", "range", "auth", "status", "bytes"} so a test
-can count requests and body bytes.
+{"method", "path", "host", "range", "auth", "inm", "status", "bytes"} so a
+test can count requests and body bytes.
+
+Files carry an ETag ("SIZE-MTIME" in hex, like nginx) and answer 304 to a
+matching If-None-Match; the tree listing carries one too. Requests in
+absolute form ("GET http://host/path", what a client sends to a proxy) are
+served as their path, with the host logged: the server is its own proxy.
 
 Paths (NAME is a file under --root):
   /files/NAME              Range-aware (206 + Content-Range, 416 past the end)
+  /noetag/NAME             /files/NAME without an ETag
+  /changing/NAME           /files/NAME with a new ETag at every request ("v1", "v2", ...)
   /norange/NAME            ignores Range: 200 with the whole body
   /badrange/NAME           206 with a Content-Range 7 bytes off
   /truncated/NAME          206 that closes after half the promised body
@@ -23,7 +30,8 @@ Paths (NAME is a file under --root):
                            a Hugging Face tree listing of the .gguf files in
                            --root (repo "gated/R": token required)
   /O/R/resolve/REV/PATH    302 to http://localhost:PORT/cdn/PATH, like the
-                           Hugging Face CDN (repo "gated/R": token required)
+                           Hugging Face CDN, with the file's ETag as
+                           X-Linked-Etag (repo "gated/R": token required)
   /cdn/NAME                /files/NAME on the "other host"
 """
 import argparse
@@ -33,6 +41,7 @@ import re
 import sys
 import threading
 import time
+import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 TOKEN = "secret-token"
@@ -51,6 +60,7 @@ class Handler(BaseHTTPRequestHandler):
                  "host": self.headers.get("Host", ""),
                  "range": self.headers.get("Range"),
                  "auth": self.headers.get("Authorization") is not None,
+                 "inm": self.headers.get("If-None-Match"),
                  "status": status, "bytes": nbytes}
         with LOCK, open(self.server.log, "a") as f:
             f.write(json.dumps(entry) + "\n")
@@ -60,10 +70,11 @@ class Handler(BaseHTTPRequestHandler):
         for k, v in (headers or {}).items():
             self.send_header(k, v)
         self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        # Logged before the body goes out, so the line is there when the
-        # client has its last byte.
+        # Logged before the headers go out (end_headers sends them), so the
+        # line is there when the client has its last byte, even without a
+        # body (a 304).
         self.record(status, len(body))
+        self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(body)
 
@@ -89,11 +100,24 @@ class Handler(BaseHTTPRequestHandler):
         end = int(m.group(2)) if m.group(2) else size - 1
         return start, min(end, size - 1)
 
+    @staticmethod
+    def etag_of(p):
+        return '"%x-%x"' % (int(os.path.getmtime(p)), os.path.getsize(p))
+
+    def not_modified(self, etag):
+        inm = self.headers.get("If-None-Match")
+        if inm and etag in [t.strip() for t in inm.split(",")]:
+            self.send_plain(304, b"", {"ETag": etag})
+            return True
+        return False
+
     def serve_file(self, name, mode="normal"):
         p = self.file_path(name)
         if not p:
             return self.send_plain(404, b"not found\n")
         size = os.path.getsize(p)
+        if mode == "normal" and self.not_modified(self.etag_of(p)):
+            return None
         rng = None if mode == "norange" else self.parse_range(size)
         if self.headers.get("Range") and rng is None and mode != "norange":
             return self.send_plain(400, b"bad range\n")
@@ -146,7 +170,12 @@ class Handler(BaseHTTPRequestHandler):
         for k, v in headers.items():
             self.send_header(k, v)
         self.send_header("Content-Length", str(len(body)))
-        self.send_header("ETag", '"%x-%x"' % (size, int(os.path.getmtime(p))))
+        if mode == "changing":
+            with LOCK:
+                self.server.changes = getattr(self.server, "changes", 0) + 1
+                self.send_header("ETag", '"v%d"' % self.server.changes)
+        elif mode != "noetag":
+            self.send_header("ETag", self.etag_of(p))
         self.end_headers()
         self.record(status, len(body))
         self.wfile.write(body)
@@ -184,12 +213,19 @@ class Handler(BaseHTTPRequestHandler):
                 out.append({"type": "file", "oid": "0" * 40, "size": size, "path": rel,
                             "lfs": {"oid": "1" * 64, "size": size, "pointerSize": 134}})
         out.append({"type": "directory", "oid": "2" * 40, "size": 0, "path": "sub"})
-        self.send_plain(200, json.dumps(out).encode(), {"Content-Type": "application/json"})
+        body = json.dumps(out).encode()
+        etag = 'W/"%x"' % (zlib.crc32(body))
+        if self.not_modified(etag):
+            return None
+        self.send_plain(200, body, {"Content-Type": "application/json", "ETag": etag})
 
     def do_GET(self):
         path = self.path
         port = self.server.server_address[1]
-        m = re.fullmatch(r"/(files|norange|badrange|truncated|slow)/(.+)", path)
+        m = re.fullmatch(r"https?://[^/]+(/.*)", path)
+        if m:  # a proxy request
+            path = m.group(1)
+        m = re.fullmatch(r"/(files|noetag|changing|norange|badrange|truncated|slow)/(.+)", path)
         if m:
             mode = {"files": "normal"}.get(m.group(1), m.group(1))
             return self.serve_file(m.group(2), mode)
@@ -218,7 +254,12 @@ class Handler(BaseHTTPRequestHandler):
         if m:
             if m.group(1) == "gated" and not self.authorized():
                 return self.send_plain(401, b"gated\n")
-            return self.redirect("http://localhost:%d/cdn/%s" % (port, m.group(4)))
+            p = self.file_path(m.group(4))
+            if not p:
+                return self.send_plain(404, b"Entry not found\n")
+            headers = {"Location": "http://localhost:%d/cdn/%s" % (port, m.group(4)),
+                       "X-Linked-Etag": self.etag_of(p), "X-Linked-Size": str(os.path.getsize(p))}
+            return self.send_plain(302, b"redirect\n", headers)
         m = re.fullmatch(r"/cdn/(.+)", path)
         if m:
             return self.serve_file(m.group(1))

@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -247,8 +248,64 @@ static void test_slow_drip_times_out(void **state)
 	(void)state;
 	o.low_speed_time_s = 1;
 	assert_int_equal(load("/slow/tiny-llama.gguf", &o, NULL, &err, NULL), CR_ERR_IO);
-	snprintf(want, sizeof(want), "%s/slow/tiny-llama.gguf: timed out", base);
+	snprintf(want, sizeof(want), "%s/slow/tiny-llama.gguf: timed out (less than 1024 bytes/s for 1 s)", base);
+	assert_string_equal(err.message, want);
+}
+
+static void test_tls_failure(void **state)
+{
+	cr_error err = { 0, "" };
+	char u[256], want[300];
+	cr_source *s;
+
+	(void)state;
+	/* TLS to a port that speaks plain HTTP: the handshake fails. */
+	snprintf(u, sizeof(u), "https://127.0.0.1:%d/files/tiny-llama.gguf", port);
+	assert_int_equal(cr_source_open_url(u, NULL, &s, &err), CR_ERR_IO);
+	snprintf(want, sizeof(want), "%s: TLS failure", u);
 	assert_memory_equal(err.message, want, strlen(want));
+}
+
+/* Proxies come from the environment, as libcurl reads them: nothing in
+ * the source disables that. The server is its own proxy. */
+static void test_proxy_from_environment(void **state)
+{
+	cr_error err = { 0, "" };
+	cr_source *s = NULL;
+	char line[4096];
+	bool via_proxy = false;
+	FILE *f;
+
+	(void)state;
+	unsetenv("no_proxy");
+	unsetenv("NO_PROXY");
+	setenv("http_proxy", base, 1);
+	log_reset();
+	assert_int_equal(cr_source_open_url("http://models.example.invalid/files/tiny-llama.gguf", NULL, &s, &err), 0);
+	assert_int_equal(cr_source_size(s), 82912);
+	cr_source_free(s);
+	unsetenv("http_proxy");
+	f = fopen(logpath, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "\"path\": \"http://models.example.invalid/files/tiny-llama.gguf\"") &&
+		    strstr(line, "\"host\": \"models.example.invalid\""))
+			via_proxy = true;
+	fclose(f);
+	assert_true(via_proxy);
+	/* and without the variable, the made-up host does not resolve */
+	assert_int_equal(cr_source_open_url("http://models.example.invalid/x.gguf", NULL, &s, &err), CR_ERR_IO);
+	assert_non_null(strstr(err.message, "cannot resolve the host"));
+}
+
+/* Bytes of two versions of a file are never mixed into one header. */
+static void test_file_changed_between_requests(void **state)
+{
+	cr_error err = { 0, "" };
+
+	(void)state;
+	assert_int_equal(load("/changing/big.gguf", NULL, NULL, &err, NULL), CR_ERR_IO);
+	assert_non_null(strstr(err.message, "/changing/big.gguf: the file changed while it was read (ETag \"v1\", then \"v2\")"));
 }
 
 static void test_http_statuses(void **state)
@@ -258,9 +315,9 @@ static void test_http_statuses(void **state)
 		int status;
 		const char *text;
 	} cases[] = {
-		{ "/status/404", CR_ERR_NOTFOUND, "HTTP 404: not found" },
-		{ "/status/401", CR_ERR_IO, "HTTP 401: access denied (a gated or private model: set HF_TOKEN, and accept the license on the model page)" },
-		{ "/status/403", CR_ERR_IO, "HTTP 403: access denied (a gated or private model: set HF_TOKEN, and accept the license on the model page)" },
+		{ "/status/404", CR_ERR_NOTFOUND, "HTTP 404: file or repository not found" },
+		{ "/status/401", CR_ERR_IO, "HTTP 401: gated or private repository: set HF_TOKEN (or log in with huggingface-cli)" },
+		{ "/status/403", CR_ERR_IO, "HTTP 403: gated or private repository: set HF_TOKEN (or log in with huggingface-cli)" },
 		{ "/status/416", CR_ERR_IO, "HTTP 416: range not satisfiable (the file is shorter than its header says)" },
 		{ "/status/500", CR_ERR_IO, "HTTP 500: server error" },
 		{ "/status/418", CR_ERR_IO, "HTTP 418: unexpected status" },
@@ -310,13 +367,20 @@ static void test_bearer_token(void **state)
 
 	(void)state;
 	assert_int_equal(load("/auth/tiny-llama.gguf", NULL, NULL, &err, NULL), CR_ERR_IO);
-	snprintf(want, sizeof(want), "%s/auth/tiny-llama.gguf: HTTP 401: access denied", base);
-	assert_memory_equal(err.message, want, strlen(want));
+	snprintf(want, sizeof(want),
+		 "%s/auth/tiny-llama.gguf: HTTP 401: gated or private repository: set HF_TOKEN (or log in with huggingface-cli)",
+		 base);
+	assert_string_equal(err.message, want);
 	assert_null(strstr(err.message, "secret-token"));
 	o.bearer_token = "secret-token";
 	assert_int_equal(load("/auth/tiny-llama.gguf", &o, NULL, &err, NULL), 0);
+	/* A token that is refused: a different hint, and never the token. */
 	o.bearer_token = "wrong-token";
 	assert_int_equal(load("/auth/tiny-llama.gguf", &o, NULL, &err, NULL), CR_ERR_IO);
+	snprintf(want, sizeof(want),
+		 "%s/auth/tiny-llama.gguf: HTTP 401: gated or private repository: the token was refused (check HF_TOKEN; for a gated model, accept its license on the model page)",
+		 base);
+	assert_string_equal(err.message, want);
 	assert_null(strstr(err.message, "wrong-token"));
 }
 
@@ -454,6 +518,9 @@ int main(void)
 		cmocka_unit_test(test_wrong_content_range),
 		cmocka_unit_test(test_truncated_body),
 		cmocka_unit_test(test_slow_drip_times_out),
+		cmocka_unit_test(test_tls_failure),
+		cmocka_unit_test(test_proxy_from_environment),
+		cmocka_unit_test(test_file_changed_between_requests),
 		cmocka_unit_test(test_http_statuses),
 		cmocka_unit_test(test_redirects),
 		cmocka_unit_test(test_bearer_token),

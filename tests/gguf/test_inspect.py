@@ -3,6 +3,13 @@
 server (http_server.py) with a Hugging Face-shaped repository and hostile
 files. Checks stdout (JSON fields), stderr (exact messages) and exit codes.
 
+The fault list of issue 3 (200 instead of 206, a truncated body, a wrong
+Content-Range, a slow drip past the timeout, redirects to file:// and in a
+loop, 401, 403, 404, 416, 500, wrong magic, 2^40 tensors), TLS failures,
+proxies from the environment, and the header cache (hits without a request,
+revalidation, --offline, --no-cache, a broken entry reported and replaced).
+Every run gets its own XDG_CACHE_HOME, so no test sees another's cache.
+
   test_inspect.py CLEFRUN FIXTURES_DIR HTTP_SERVER_PY
 """
 import json
@@ -16,17 +23,33 @@ import tempfile
 
 CLEFRUN, FIX, SERVER = sys.argv[1:4]
 failures = []
+CACHE_HOME = tempfile.mkdtemp(prefix="clefrun-inspect-cache-")
+CACHE = os.path.join(CACHE_HOME, "clefrun")
 
 
-def run(*args, env=None):
+def environment(env=None):
     e = dict(os.environ)
-    for k in ("HF_TOKEN", "HF_ENDPOINT", "HF_HOME", "HF_TOKEN_PATH"):
+    for k in ("HF_TOKEN", "HF_ENDPOINT", "HF_HOME", "HF_TOKEN_PATH", "http_proxy", "https_proxy",
+              "HTTPS_PROXY", "ALL_PROXY", "all_proxy", "no_proxy", "NO_PROXY"):
         e.pop(k, None)
     e["HOME"] = tempfile.gettempdir()
+    e["XDG_CACHE_HOME"] = CACHE_HOME
     e.update(env or {})
-    p = subprocess.run([CLEFRUN, "inspect", *args], capture_output=True, text=True, env=e,
-                       timeout=60)
+    return e
+
+
+def run(*args, env=None, command="inspect"):
+    p = subprocess.run([CLEFRUN, command, *args], capture_output=True, text=True,
+                       env=environment(env), timeout=60)
     return p.returncode, p.stdout, p.stderr
+
+
+def clear_cache():
+    shutil.rmtree(CACHE, ignore_errors=True)
+
+
+def cache_files():
+    return sorted(os.listdir(CACHE)) if os.path.isdir(CACHE) else []
 
 
 def check(name, cond, detail=""):
@@ -105,6 +128,7 @@ try:
     bad = bytearray(data)
     bad[0:4] = b"GGML"
     open(os.path.join(root, "magic.gguf"), "wb").write(bad)
+    open(os.path.join(root, "page.gguf"), "wb").write(b"<!DOCTYPE html><html>" + b" " * 100)
     log = os.path.join(root, "log.jsonl")
     srv = subprocess.Popen([sys.executable, SERVER, "--root", root, "--log", log],
                            stdout=subprocess.PIPE, text=True)
@@ -124,6 +148,7 @@ try:
         check("repo split grouped", files.get("tiny-split-00001-of-00002.gguf", {}).get("parts") == 2)
 
         open(log, "w").close()
+        clear_cache()
         rc, out, err = run("hf:test/tiny:Q4_K_M", "--format", "json", env=hf)
         j = json.loads(out) if rc == 0 else {}
         lines = log_lines()
@@ -137,7 +162,13 @@ try:
               "clefrun: hf:test/tiny:IQ1_S: no GGUF file of quant IQ1_S (the repository has: Q4_K_M)\n", err)
 
         rc, out, err = run("hf:gated/tiny/tiny-llama.gguf", env=hf)
-        check("gated without token", rc == 1 and "HTTP 401: access denied" in err and "HF_TOKEN" in err, err)
+        check("gated without token", rc == 1 and err ==
+              f"clefrun: {base}/gated/tiny/resolve/main/tiny-llama.gguf: HTTP 401: gated or private "
+              "repository: set HF_TOKEN (or log in with huggingface-cli)\n", err)
+
+        rc, out, err = run("hf:gated/tiny/tiny-llama.gguf", env=dict(hf, HF_TOKEN="not-the-token"))
+        check("gated with a refused token", rc == 1 and "the token was refused" in err
+              and "not-the-token" not in err, err)
 
         open(log, "w").close()
         rc, out, err = run("hf:gated/tiny/tiny-llama.gguf", env=dict(hf, HF_TOKEN="secret-token"))
@@ -154,26 +185,165 @@ try:
         rc, out, err = run("hf:test/missing:Q4_K_M", env=hf)
         check("missing repo", rc == 1 and "repository or revision 'main' not found" in err, err)
 
+        # 404 on a file of a repository: what the repository has instead.
+        rc, out, err = run("hf:test/tiny/nope.gguf", env=hf)
+        check("404 file lists the repository", rc == 1 and err ==
+              f"clefrun: {base}/test/tiny/resolve/main/nope.gguf: HTTP 404: file or repository not found\n"
+              "clefrun: hf:test/tiny has 6 GGUF files: count.gguf, magic.gguf, page.gguf, "
+              "tiny-Q4_K_M.gguf, tiny-llama.gguf, tiny-split-00001-of-00002.gguf\n", err)
+        rc, out, err = run("hf:test/missing/nope.gguf", env=hf)
+        check("404 file of a missing repository", rc == 1 and err ==
+              f"clefrun: {base}/test/missing/resolve/main/nope.gguf: HTTP 404: file or repository not found\n"
+              "clefrun: hf:test/missing: repository or revision 'main' not found\n", err)
+
+        # The fault list: each its exact message, exit 1, within the timeouts.
+        # The slow drip takes the low-speed window (20 s): it runs alongside.
+        slow = subprocess.Popen([CLEFRUN, "inspect", base + "/slow/tiny-llama.gguf"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=environment())
         for path, want in (
-                ("/status/404", "HTTP 404: not found"),
-                ("/status/403", "HTTP 403: access denied"),
+                ("/status/401", "HTTP 401: gated or private repository: set HF_TOKEN (or log in with huggingface-cli)"),
+                ("/status/403", "HTTP 403: gated or private repository: set HF_TOKEN (or log in with huggingface-cli)"),
+                ("/status/404", "HTTP 404: file or repository not found"),
                 ("/status/500", "HTTP 500: server error"),
-                ("/status/416", "HTTP 416: range not satisfiable"),
+                ("/status/416", "HTTP 416: range not satisfiable (the file is shorter than its header says)"),
                 ("/badrange/tiny-llama.gguf", "HTTP 206 with Content-Range bytes 7-82918 for a request of bytes 0-262143"),
                 ("/loop", "too many redirects"),
                 ("/tofile", "a redirect to a non-HTTP(S) URL was refused"),
                 ("/files/count.gguf", "byte 8: tensor count 1099511627776 is above the limit of 65536"),
                 ("/files/magic.gguf", "byte 0: not a GGUF file (magic 'GGML', expected 'GGUF')")):
             rc, out, err = run(base + path)
-            check("remote error " + path, rc == 1 and err.startswith("clefrun: " + base + path + ": " + want), err)
+            # Messages with curl's own detail end "(detail)": compared up to it.
+            line = "clefrun: " + base + path + ": " + want
+            check("remote error " + path, rc == 1 and (err == line + "\n" or err.startswith(line + " (")), err)
 
-        rc, out, err = run(base + "/norange/tiny-llama.gguf", "--format", "json")
-        check("server ignoring Range", rc == 0, err)
+        rc, out, err = run(base + "/truncated/tiny-llama.gguf")
+        check("truncated body", rc == 1 and err.startswith(
+            f"clefrun: {base}/truncated/tiny-llama.gguf: the connection closed before the body was complete"), err)
+
+        rc, out, err = run(base + "/files/page.gguf")
+        check("a web page", rc == 1 and err ==
+              f"clefrun: {base}/files/page.gguf: byte 0: not a GGUF file (magic '<!DO', expected 'GGUF')\n"
+              "clefrun: (a web page, not the file: on Hugging Face use the /resolve/ URL, or "
+              "hf:OWNER/REPO/FILE.gguf)\n", err)
+
+        tls = f"https://127.0.0.1:{port}/files/tiny-llama.gguf"
+        rc, out, err = run(tls)
+        check("TLS failure", rc == 1 and err.startswith(f"clefrun: {tls}: TLS failure"), err)
+
+        open(log, "w").close()
+        rc, out, err = run(base + "/norange/tiny-llama.gguf", "--format", "json", "--no-cache")
+        j = json.loads(out) if rc == 0 else {}
+        check("server ignoring Range (200 instead of 206)", rc == 0 and j["gguf"]["file_bytes"] == 82912, err)
+
+        # Proxies from the environment: the server is its own proxy.
+        open(log, "w").close()
+        rc, out, err = run("http://models.example.invalid/files/tiny-llama.gguf", "--no-cache",
+                           env={"http_proxy": base})
+        lines = log_lines()
+        check("http_proxy honoured", rc == 0 and [x["host"] for x in lines] == ["models.example.invalid"],
+              (err, lines))
+
+        # ---- the header cache ----------------------------------------------------------
+        clear_cache()
+        url = base + "/files/tiny-llama.gguf"
+        rc, out, err = run(url, "--offline")
+        check("offline miss", rc == 1 and err ==
+              f"clefrun: {url}: not in the cache ({CACHE})\n"
+              "clefrun: (--offline reads only the cache: run once without it)\n", err)
+        rc, out, err = run(url, "--offline", "--no-cache")
+        check("offline with no-cache", rc == 2 and "cannot go with --no-cache" in err, err)
+
+        open(log, "w").close()
+        rc, out, err = run(url, "--no-cache", "--format", "json")
+        check("no-cache reads the network", rc == 0 and json.loads(out)["remote"]["cache"] == "off"
+              and len(log_lines()) == 1, err)
+        check("no-cache writes nothing", cache_files() == [], cache_files())
+
+        open(log, "w").close()
+        rc, out, err = run(url, "--format", "json")
+        j = json.loads(out) if rc == 0 else {}
+        check("first read: a miss", rc == 0 and j["remote"] == {"requests": 1, "bytes": 82912, "cache": "miss"}
+              and len(cache_files()) == 1 and err == "", (err, j.get("remote")))
+        open(log, "w").close()
+        rc, out2, err = run(url, "--format", "json")
+        j2 = json.loads(out2) if rc == 0 else {}
+        check("second read: a hit, no request", rc == 0 and j2["remote"] == {"requests": 0, "bytes": 0, "cache": "hit"}
+              and log_lines() == [], (err, j2.get("remote"), log_lines()))
+        check("a hit is the same model", {k: v for k, v in j2.items() if k != "remote"} ==
+              {k: v for k, v in j.items() if k != "remote"})
+        rc, out, err = run(url)
+        check("hit in the table", rc == 0 and out.endswith("\nHeader from the cache: no HTTP request.\n"), out[-200:])
+        rc, out, err = run(url, "--offline", "--format", "json")
+        check("offline hit", rc == 0 and json.loads(out)["remote"]["requests"] == 0, err)
+
+        entry = os.path.join(CACHE, cache_files()[0])
+        old = os.path.getmtime(entry) - 7200
+        os.utime(entry, (old, old))
+        open(log, "w").close()
+        rc, out, err = run(url)
+        check("stale entry revalidated", rc == 0 and [x["status"] for x in log_lines()] == [304]
+              and out.endswith("\nHeader from the cache, confirmed by the server: 1 HTTP request, 0 bytes.\n"),
+              (out[-200:], log_lines()))
+
+        raw = bytearray(open(entry, "rb").read())
+        raw[-1] ^= 1
+        open(entry, "wb").write(raw)
+        open(log, "w").close()
+        rc, out, err = run(url, "--format", "json")
+        check("broken entry reported, replaced", rc == 0 and err ==
+              f"clefrun: warning: broken cache entry {entry}: checksum mismatch (deleted)\n"
+              and len(log_lines()) == 1 and json.loads(out)["remote"]["cache"] == "miss", err)
+        rc, out, err = run(url, "--format", "json")
+        check("then a clean hit", rc == 0 and err == "" and json.loads(out)["remote"]["cache"] == "hit", err)
+
+        # A cached file that the reader refuses (a hostile header planted in a
+        # well-formed entry) is never trusted either.
+        raw = bytearray(open(entry, "rb").read())
+        payload_at = raw.index(b"\n\nGGUF") + 2
+        hostile = bytearray(raw[payload_at:])
+        struct.pack_into("<Q", hostile, 8, 1 << 40)
+        pre = raw[:payload_at].decode()
+        lines_ = [x for x in pre.split("\n") if x and not x.startswith("check ")]
+        body = ("\n".join(lines_) + "\n").encode()
+        h = 0xcbf29ce484222325
+        for byte in body + bytes(hostile):
+            h = ((h ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+        open(entry, "wb").write(body + b"check %016x\n\n" % h + bytes(hostile))
+        rc, out, err = run(url, "--format", "json")
+        check("hostile cached header refused", rc == 0 and err.startswith(
+            f"clefrun: warning: broken cache entry {entry}: {url}: byte 8: tensor count 1099511627776")
+              and json.loads(out)["remote"]["cache"] == "miss", err)
+
+        # hf:OWNER/REPO:QUANT: the list and the header both cached.
+        clear_cache()
+        rc, out, err = run("hf:test/tiny:Q4_K_M", "--format", "json", env=hf)
+        open(log, "w").close()
+        rc, out, err = run("hf:test/tiny:Q4_K_M", "--format", "json", env=hf)
+        check("hf quant from the cache", rc == 0 and json.loads(out)["remote"]["requests"] == 0
+              and log_lines() == [], (err, log_lines()))
+        rc, out, err = run("hf:test/tiny", "--offline", env=hf)
+        check("hf list offline", rc == 0 and "tiny-Q4_K_M.gguf" in out, err)
+        rc, out, err = run("hf:test/tiny:Q4_K_M", "--offline", "--revision", "v2", env=hf)
+        check("hf offline, another revision", rc == 1 and "/api/models/test/tiny/tree/v2?recursive=true: "
+              "not in the cache" in err, err)
+        rc, out, err = run("--model", "hf:test/tiny:Q4_K_M", "--offline", "--rig", "rtx4090", env=hf,
+                           command="check")
+        check("check --offline", rc == 0, err)
+        rc, out, err = run("--model", "hf:test/tiny/tiny-llama.gguf", "--offline", "--rig", "rtx4090", env=hf,
+                           command="check")
+        check("check --offline, not cached", rc == 1 and "not in the cache" in err, err)
+
+        rc_slow = slow.wait(timeout=60)
+        err = slow.stderr.read()
+        check("slow drip times out", rc_slow == 1 and err ==
+              f"clefrun: {base}/slow/tiny-llama.gguf: timed out (less than 1024 bytes/s for 20 s)\n", err)
     finally:
         srv.terminate()
         srv.wait(timeout=10)
 finally:
     shutil.rmtree(root, ignore_errors=True)
+    shutil.rmtree(CACHE_HOME, ignore_errors=True)
 
 print(f"{len(failures)} failed" if failures else "all passed")
 sys.exit(1 if failures else 0)

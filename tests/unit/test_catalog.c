@@ -279,6 +279,13 @@ static const hostile_row hostile_rows[] = {
 	  "quants.json: quants[0].bpw: expected a number" },
 	{ "bpw null", F_QUANTS, "\"bpw\":4.9", "\"bpw\":null", CR_ERR_INVALID,
 	  "quants.json: quants[0].bpw: expected a number" },
+	/* JSON has no NaN or Infinity: they are syntax errors, not numbers. */
+	{ "bpw NaN", F_QUANTS, "\"bpw\":4.9", "\"bpw\":NaN", CR_ERR_PARSE,
+	  "quants.json: invalid JSON at byte 60 (line 1, column 61)" },
+	{ "bpw -Infinity", F_QUANTS, "\"bpw\":4.9", "\"bpw\":-Infinity", CR_ERR_PARSE,
+	  "quants.json: invalid JSON at byte 60 (line 1, column 61)" },
+	{ "bpw huge", F_QUANTS, "\"bpw\":4.9", "\"bpw\":1e308", CR_ERR_INVALID,
+	  "quants.json: quants[0].bpw: expected a positive number (1 to 32), got 1e+308" },
 	{ "quant id in lower case", F_QUANTS, "\"Q4_K_M\"", "\"q4_k_m\"", CR_ERR_INVALID,
 	  "quants.json: quants[0].id: invalid id \"q4_k_m\" (allowed: A-Z 0-9 _)" },
 	{ "quant id empty", F_QUANTS, "\"Q4_K_M\"", "\"\"", CR_ERR_INVALID,
@@ -988,19 +995,70 @@ static void test_dir_too_large_and_unreadable(void **state)
 	cr_catalog_free(cat);
 	cat = NULL;
 
-	/* fopen() succeeds on a directory; the read must fail cleanly. */
+	/* fopen() succeeds on a directory; the loader refuses it up front. */
 	remove_file(dir, "rigs.json");
 	snprintf(sub, sizeof(sub), "%s/rigs.json", dir);
 	assert_int_equal(mkdir(sub, 0700), 0);
 	assert_int_equal(cr_catalog_load_dir(dir, &cat, &err), CR_ERR_IO);
-	snprintf(want, sizeof(want), "%s/rigs.json: read error", dir);
+	snprintf(want, sizeof(want), "%s/rigs.json: is a directory", dir);
 	assert_string_equal(err.message, want);
 	assert_null(cat);
 
 	assert_int_equal(rmdir(sub), 0);
+
+	/* A FIFO (whose plain open would wait for a writer forever) and a
+	 * device that never ends are refused at once. */
+	snprintf(want, sizeof(want), "%s/rigs.json: not a regular file", dir);
+	assert_int_equal(mkfifo(sub, 0600), 0);
+	assert_int_equal(cr_catalog_load_dir(dir, &cat, &err), CR_ERR_IO);
+	assert_string_equal(err.message, want);
+	assert_null(cat);
+	assert_int_equal(unlink(sub), 0);
+	assert_int_equal(symlink("/dev/zero", sub), 0);
+	assert_int_equal(cr_catalog_load_dir(dir, &cat, &err), CR_ERR_IO);
+	assert_string_equal(err.message, want);
+	assert_null(cat);
+	assert_int_equal(unlink(sub), 0);
+
+	/* 100 MB (sparse: no disk used) is refused after reading at most twice
+	 * the limit, not loaded. */
+	write_file(dir, "rigs.json", base_docs[F_RIGS], 0);
+	snprintf(sub, sizeof(sub), "%s/models.json", dir);
+	assert_int_equal(truncate(sub, 100000000), 0);
+	assert_int_equal(cr_catalog_load_dir(dir, &cat, &err), CR_ERR_INVALID);
+	snprintf(want, sizeof(want), "%s/models.json: file too large (more than 16777216 bytes)", dir);
+	assert_string_equal(err.message, want);
+	assert_null(cat);
+
+	remove_file(dir, "rigs.json");
 	remove_file(dir, "models.json");
 	remove_file(dir, "quants.json");
 	assert_int_equal(rmdir(dir), 0);
+}
+
+/* The same 100 MB as a buffer: refused by its length before a byte is read
+ * (the pages of the buffer are never touched). */
+static void test_buffer_100mb(void **state)
+{
+	const size_t big = 100000000;
+	char *doc = malloc(big);
+	const char *docs[3];
+	size_t lens[3];
+	cr_catalog *cat = NULL;
+	cr_error err = { 0, "" };
+
+	(void)state;
+	assert_non_null(doc);
+	for (int i = 0; i < 3; i++) {
+		docs[i] = base_docs[i];
+		lens[i] = strlen(base_docs[i]);
+	}
+	docs[F_QUANTS] = doc;
+	lens[F_QUANTS] = big;
+	assert_int_equal(load3(docs, lens, &cat, &err), CR_ERR_INVALID);
+	assert_string_equal(err.message, "quants.json: file too large (100000000 bytes, at most 16777216)");
+	assert_null(cat);
+	free(doc);
 }
 
 int main(void)
@@ -1020,6 +1078,7 @@ int main(void)
 		cmocka_unit_test(test_trailing_whitespace),
 		cmocka_unit_test(test_trailing_garbage),
 		cmocka_unit_test(test_deep_nesting),
+		cmocka_unit_test(test_buffer_100mb),
 		cmocka_unit_test(test_deep_but_legal_nesting),
 		cmocka_unit_test(test_too_many_entries),
 		cmocka_unit_test(test_file_too_large_buffer),

@@ -225,21 +225,22 @@ static void test_kv_types(void **state)
 
 /* Gemma 3 27B: "SSSSSF" over 62 layers (52 sliding, 10 full), window 1024,
  * 16 KV heads x 128: 8 KiB per layer and cell at f16. Sliding layers keep
- * min(n_ctx_pad, pad(window x n_seq + n_ubatch, 256)) cells. */
+ * per stream pad(min(n_ctx_seq, window x (unified ? n_seq : 1) + n_ubatch), 256) cells. */
 static void test_kv_gemma3_sliding(void **state)
 {
 	static const struct {
 		uint32_t n_ctx, n_seq, n_ubatch;
-		bool swa_full;
+		bool swa_full, unified;
 		uint32_t swa_cells;
 	} rows[] = {
-		{ 8192, 1, 512, false, 1536 },  /* pad(1024 + 512) */
-		{ 1024, 1, 512, false, 1024 },  /* capped by the context */
-		{ 1000, 1, 512, false, 1024 },  /* ... padded */
-		{ 8192, 2, 512, false, 2560 },  /* pad(2048 + 512) */
-		{ 8192, 1, 1024, false, 2048 }, /* pad(1024 + 1024) */
-		{ 8192, 1, 100, false, 1280 },  /* pad(1124) */
-		{ 8192, 1, 512, true, 8192 },   /* --swa-full */
+		{ 8192, 1, 512, false, false, 1536 },  /* pad(1024 + 512) */
+		{ 1024, 1, 512, false, false, 1024 },  /* capped by the context */
+		{ 1000, 1, 512, false, false, 1024 },  /* ... padded */
+		{ 8192, 2, 512, false, true, 2560 },   /* unified: pad(1024 x 2 + 512) */
+		{ 8192, 2, 512, false, false, 3072 },  /* a stream each: 2 x pad(min(4096, 1024 + 512)) */
+		{ 8192, 1, 1024, false, false, 2048 }, /* pad(1024 + 1024) */
+		{ 8192, 1, 100, false, false, 1280 },  /* pad(1124) */
+		{ 8192, 1, 512, true, false, 8192 },   /* --swa-full */
 	};
 	const cr_model *m = model("gemma-3-27b");
 	cr_rig big = gpu_rig(1000, 1000, 1);
@@ -258,6 +259,7 @@ static void test_kv_gemma3_sliding(void **state)
 		o.n_seq = rows[i].n_seq;
 		o.n_ubatch = rows[i].n_ubatch;
 		o.swa_full = rows[i].swa_full;
+		o.kv_unified = rows[i].unified;
 		e = run(m, quant("Q4_K_M"), &big, &o);
 		if (e.kv_cells_swa != rows[i].swa_cells || cr_estimate_kv_bytes(m, &o) != want ||
 		    e.memory.kv_bytes != want || e.kv_bytes_per_token != 10 * 8192) {
@@ -322,6 +324,192 @@ static void test_kv_all_sliding(void **state)
 	e = run_ctx("mistral-7b-v0.1", "Q4_K_M", &big, 4096);
 	assert_int_equal(e.kv_cells_swa, 4096);
 	assert_int_equal(e.memory.kv_bytes, 32ull * 4096 * 4096);
+}
+
+/* ---- hand-computed cases at long contexts (issue 4) ------------------------------------- */
+
+/* Clef-flash (Qwen3.5-9B backbone) at its full 262 144-token context: only
+ * the 8 full-attention layers keep KV, 4 heads x 256 x (K + V) x 2 B =
+ * 16 KiB per layer and cell, so 8 x 16 KiB x 262 144 = 8 GiB; the seed page
+ * counts all 32 layers (32 GiB, "~40 GB" with the weights). The 24 Gated
+ * DeltaNet layers add a fixed F32 state: 24 x (3 x (32 x 128 + 2 x 16 x 128)
+ * + 128 x 32 x 128) x 4 B = 52 690 944 B (llama.cpp logs 50.25 MiB for the
+ * Qwen3.5-9B shape, bench/memory-truth). */
+static void test_kv_clef_flash_262k(void **state)
+{
+	const cr_model *m = model("clef-flash");
+	cr_rig big = gpu_rig(1000, 1000, 1);
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	const uint64_t seeds = 32ull * 4 * 256 * 2 * 2 * 262144; /* every layer: 32 GiB */
+	cr_estimate e;
+
+	(void)state;
+	o.n_ctx = 262144;
+	assert_int_equal(cr_estimate_kv_bytes(m, &o), 8ull * 4 * 256 * 2 * 2 * 262144);
+	assert_int_equal(cr_estimate_kv_bytes(m, &o), 8589934592ull); /* 8 GiB */
+	assert_int_equal(cr_estimate_kv_bytes(m, &o) * 4, seeds);
+	assert_int_equal(cr_estimate_state_bytes(m, &o), 52690944ull);
+	e = run(m, quant("Q4_K_M"), &big, &o);
+	assert_int_equal(e.memory.kv_bytes, 8589934592ull);
+	assert_int_equal(e.memory.state_bytes, 52690944ull);
+	assert_int_equal(e.kv_cells_full, 262144);
+	/* Flash attention off: V is not padded (the KV layers all have 4 heads). */
+	o.flash_attn = false;
+	assert_int_equal(cr_estimate_kv_bytes(m, &o), 8589934592ull);
+	/* q8_0: 1024 elements per row = 32 blocks of 34 B, K and V. */
+	o.flash_attn = true;
+	o.type_k = o.type_v = CR_KV_Q8_0;
+	assert_int_equal(cr_estimate_kv_bytes(m, &o), 8ull * 2 * (1024 / 32 * 34) * 262144);
+	assert_int_equal(cr_estimate_state_bytes(m, &o), 52690944ull); /* always F32 */
+}
+
+/* Gemma 3 27B at its full 131 072-token context: 10 full layers x 131 072
+ * cells x 16 KV heads x 128 x (K + V) x 2 B = 10 GiB, plus 52 sliding layers
+ * x 1536 cells (pad256(1024 + 512)) x the same 8 KiB = 624 MiB; a cache
+ * that slid on no layer would be 62 GiB. */
+static void test_kv_gemma3_27b_131k(void **state)
+{
+	const cr_model *m = model("gemma-3-27b");
+	cr_rig big = gpu_rig(1000, 1000, 1);
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	const uint64_t full = 10ull * 131072 * 16 * 128 * 2 * 2;
+	const uint64_t swa = 52ull * 1536 * 16 * 128 * 2 * 2;
+	cr_estimate e;
+
+	(void)state;
+	o.n_ctx = 131072;
+	assert_int_equal(full, 10737418240ull);
+	assert_int_equal(swa, 654311424ull);
+	assert_int_equal(cr_estimate_kv_bytes(m, &o), full + swa);
+	assert_int_equal(cr_estimate_kv_bytes(m, &o), 11391729664ull);
+	e = run(m, quant("Q4_K_M"), &big, &o);
+	assert_int_equal(e.kv_cells_full, 131072);
+	assert_int_equal(e.kv_cells_swa, 1536);
+	assert_int_equal(e.memory.kv_bytes, 11391729664ull);
+	assert_int_equal(e.kv_bytes_per_token, 10 * 8192);
+	/* --swa-full: every layer keeps the whole context. */
+	o.swa_full = true;
+	assert_int_equal(cr_estimate_kv_bytes(m, &o), 62ull * 131072 * 8192);
+	/* q8_0 K and V: 2048-element rows of 64 blocks x 34 B. */
+	o.swa_full = false;
+	o.type_k = o.type_v = CR_KV_Q8_0;
+	assert_int_equal(cr_estimate_kv_bytes(m, &o), (10ull * 131072 + 52ull * 1536) * 2 * (2048 / 32 * 34));
+}
+
+/* DeepSeek-V3 with MLA at its full 163 840-token context: one K row of
+ * kv_lora_rank 512 + rope 64 = 576 elements per layer and cell, no V:
+ * 61 x 576 x 2 B x 163 840 = 11 513 364 480 B (10.7 GiB). Multi-head
+ * attention with 128 heads of K 192 + V 128 would need 4 997 120 B per
+ * token, 71x as much. */
+static void test_kv_mla_deepseek_163k(void **state)
+{
+	const cr_model *m = model("deepseek-v3");
+	cr_rig big = gpu_rig(4000, 1000, 1);
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_estimate e;
+
+	(void)state;
+	o.n_ctx = 163840;
+	assert_int_equal(m->mla_kv_lora_rank + m->mla_rope_dim, 576);
+	assert_int_equal(cr_estimate_kv_bytes(m, &o), 61ull * 576 * 2 * 163840);
+	assert_int_equal(cr_estimate_kv_bytes(m, &o), 11513364480ull);
+	e = run(m, quant("Q4_K_M"), &big, &o);
+	assert_int_equal(e.memory.kv_bytes, 11513364480ull);
+	assert_int_equal(e.kv_bytes_per_token, 70272);
+	assert_true(61ull * 128 * (192 + 128) * 2 / e.kv_bytes_per_token == 71);
+	/* Flash attention off changes nothing: there is no V row to pad. */
+	o.flash_attn = false;
+	assert_int_equal(cr_estimate_kv_bytes(m, &o), 11513364480ull);
+	/* q8_0 K: 18 blocks of 34 B. */
+	o.flash_attn = true;
+	o.type_k = o.type_v = CR_KV_Q8_0;
+	assert_int_equal(cr_estimate_kv_bytes(m, &o), 61ull * (576 / 32 * 34) * 163840);
+	assert_int_equal(cr_estimate_state_bytes(m, &o), 0);
+}
+
+/* Per-layer KV heads (OpenELM): K rows follow each layer, but without flash
+ * attention llama.cpp gives every V row the widest layer's width
+ * (n_embd_v_gqa_max). The 4-layer model bench/memory-truth loads
+ * (scripts/gguf-write --preset mini-openelm: KV heads 1, 2, 2, 4 of 64) logs
+ * at n_ctx 4096 "K (f16): 4.50 MiB, V (f16): 8.00 MiB" with flash attention
+ * off and 4.50 + 4.50 MiB with it on. */
+static void test_kv_per_layer_heads(void **state)
+{
+	static const uint16_t heads[4] = { 1, 2, 2, 4 };
+	cr_model m = *model("llama-3.1-8b");
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+
+	(void)state;
+	m.n_layers = 4;
+	m.hidden = 256;
+	m.n_heads = 4;
+	m.head_dim_k = m.head_dim_v = 64;
+	for (unsigned i = 0; i < 4; i++) {
+		m.kv_heads[i] = heads[i];
+		m.layer_kind[i] = CR_LAYER_FULL;
+	}
+	o.n_ctx = 4096;
+	o.flash_attn = false;
+	assert_int_equal(cr_estimate_kv_bytes(&m, &o), (9ull + 16) * 64 * 2 * 4096);
+	assert_int_equal(cr_estimate_kv_bytes(&m, &o), (uint64_t)(12.5 * MIB));
+	o.flash_attn = true;
+	assert_int_equal(cr_estimate_kv_bytes(&m, &o), (uint64_t)(9.0 * MIB));
+}
+
+/* The compute buffer, max(logits n_vocab x n_ubatch x 4 B + 2 hidden rows,
+ * attention: flash attention off n_kv x n_ubatch x (n_head + 1) x 4 B, on
+ * n_kv x n_ubatch x 2 B, + 6 hidden rows), hidden row = n_ubatch x n_embd x
+ * 4 B, on a CPU rig (one buffer), against llama.cpp's own log lines:
+ * 2026-09 (v0.4.0, bench/memory-truth) "CPU compute buffer size" and the
+ * May-2024 CUDA log of calibration/measured_memory.md §1. Target: within
+ * 3 % or 64 MiB. */
+static void test_compute_buffer_logs(void **state)
+{
+	static const struct {
+		const char *model;
+		uint32_t n_ctx;
+		bool fa;
+		uint64_t want;      /* the formula, by hand */
+		double llama_mib;   /* what llama.cpp logged */
+	} rows[] = {
+		/* 4096 x 512 x 33 x 4 + 6 x 512 x 4096 x 4 */
+		{ "llama-3.1-8b", 4096, false, 276824064ull + 50331648ull, 308.01 },
+		{ "llama-3.1-8b", 16384, false, 4ull * 276824064ull + 50331648ull, 1100.01 },
+		/* 128256 x 512 x 4 + 2 x 512 x 4096 x 4 = 266.5 MiB, at any context */
+		{ "llama-3.1-8b", 65536, true, 262668288ull + 16777216ull, 266.50 },
+		/* 16384 x 512 x 33 x 4 + 6 x 512 x 2048 x 4 */
+		{ "qwen3-30b-a3b", 16384, false, 1107296256ull + 25165824ull, 1086.01 },
+		/* 151936 x 512 x 4 + 2 x 512 x 2048 x 4 */
+		{ "qwen3-30b-a3b", 4096, true, 311164928ull + 8388608ull, 304.75 },
+		/* measured_memory.md §1, n_ctx 8192, FA off, CUDA: 560 MiB logged */
+		{ "llama-3.1-8b", 8192, false, 553648128ull + 50331648ull, 560.00 },
+	};
+	cr_rig cpu;
+	cr_error err = { 0, "" };
+	unsigned bad = 0;
+
+	(void)state;
+	assert_int_equal(cr_rig_parse_spec("custom:mem_gb=4096,bw_gbs=100,backend=cpu", &cpu, &err), CR_OK);
+	for (size_t i = 0; i < UNIT_ARRAY_LEN(rows); i++) {
+		cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+		cr_estimate e;
+		double got_mib, tol;
+
+		o.n_ctx = rows[i].n_ctx;
+		o.flash_attn = rows[i].fa;
+		e = run(model(rows[i].model), quant("Q4_K_M"), &cpu, &o);
+		got_mib = e.memory.compute_bytes / MIB;
+		tol = rows[i].llama_mib * 0.03 > 64 ? rows[i].llama_mib * 0.03 : 64;
+		if (e.memory.compute_bytes != rows[i].want ||
+		    got_mib - rows[i].llama_mib > tol || rows[i].llama_mib - got_mib > tol) {
+			print_error("%s ctx %u FA %d: %llu B (%.2f MiB); want %llu B, llama.cpp %.2f MiB\n",
+				    rows[i].model, rows[i].n_ctx, rows[i].fa,
+				    (unsigned long long)e.memory.compute_bytes, got_mib,
+				    (unsigned long long)rows[i].want, rows[i].llama_mib);
+			bad++;
+		}
+	}
+	UNIT_TABLE_DONE(bad, UNIT_ARRAY_LEN(rows));
 }
 
 /* ---- weights -------------------------------------------------------------- */
@@ -1109,6 +1297,11 @@ int main(void)
 		cmocka_unit_test(test_kv_gpt_oss),
 		cmocka_unit_test(test_kv_mla),
 		cmocka_unit_test(test_kv_all_sliding),
+		cmocka_unit_test(test_kv_clef_flash_262k),
+		cmocka_unit_test(test_kv_gemma3_27b_131k),
+		cmocka_unit_test(test_kv_mla_deepseek_163k),
+		cmocka_unit_test(test_kv_per_layer_heads),
+		cmocka_unit_test(test_compute_buffer_logs),
 		cmocka_unit_test(test_weights),
 		cmocka_unit_test(test_weights_tied),
 		cmocka_unit_test(test_errors),

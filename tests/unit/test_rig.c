@@ -185,6 +185,12 @@ static const error_row error_rows[] = {
 	  "rig spec \"custom:mem_gb=24,bw_gbs=1008,\": trailing comma" },
 	{ "custom:mem_gb=24,bw_gbs=1008,mem_gb=48", CR_ERR_INVALID,
 	  "rig spec \"custom:mem_gb=24,bw_gbs=1008,mem_gb=48\": mem_gb given twice" },
+	/* A key equal to an earlier VALUE is not "given twice" (regression:
+	 * the duplicate check compared values too). */
+	{ "custom:mem_gb=24,bw_gbs=1008,backend=cuda,cuda=1", CR_ERR_INVALID,
+	  "rig spec \"custom:mem_gb=24,bw_gbs=1008,backend=cuda,cuda=1\": unknown key \"cuda\" " UNKNOWN_KEY_TAIL },
+	{ "custom:kind=unified,unified=1", CR_ERR_INVALID,
+	  "rig spec \"custom:kind=unified,unified=1\": unknown key \"unified\" " UNKNOWN_KEY_TAIL },
 	{ "custom:mem_gb=0x18,bw_gbs=1008", CR_ERR_INVALID,
 	  "rig spec \"custom:mem_gb=0x18,bw_gbs=1008\": mem_gb: \"0x18\" is not a number" },
 	{ "custom:mem_gb=inf,bw_gbs=1008", CR_ERR_INVALID,

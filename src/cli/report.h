@@ -1,0 +1,176 @@
+/*
+ * The report and the chart (clefrun report, clefrun chart; docs/report.md).
+ *
+ * Three layers, one file each:
+ *   html.c        a growable text buffer, escaping for HTML and SVG text and
+ *                 attributes, and the atomic write of the finished file;
+ *   svg.c         the memory-against-context chart as one <svg> element,
+ *                 standalone or inline in the page;
+ *   cmd_report.c  the options both commands share, the numbers (every one
+ *                 from the library: cr_estimate_run, cr_curve_memory,
+ *                 cr_decide_best_quant), and the HTML page;
+ *   cmd_chart.c   the chart alone.
+ *
+ * Every string from a catalog, a rig spec or a GGUF header goes through
+ * cli_buf_esc: GGUF names are hostile ("<script>", "&", quotes, bytes that
+ * are not UTF-8, control characters), and the SVG must stay well-formed XML.
+ */
+#ifndef CLEFRUN_CLI_REPORT_H
+#define CLEFRUN_CLI_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cli.h"
+#include "source_model.h"
+#include "clefrun/curve.h"
+
+/* ---- text buffer (html.c) -------------------------------------------------- */
+
+typedef struct cli_buf {
+	char *data;   /* NUL-terminated once anything was written */
+	size_t len, cap;
+	bool failed;  /* an allocation failed: the contents are incomplete */
+} cli_buf;
+
+void cli_buf_init(cli_buf *b);
+void cli_buf_free(cli_buf *b);
+void cli_buf_puts(cli_buf *b, const char *s);
+void cli_buf_printf(cli_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Append s escaped for HTML or XML text and attribute values (& < > " '),
+ * with bytes that are not UTF-8 and control characters other than tab and
+ * newline replaced by U+FFFD, so the result is always well-formed. */
+void cli_buf_esc(cli_buf *b, const char *s);
+/* Format, then escape the result (for strings that embed catalog text). */
+void cli_buf_escf(cli_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Write b to path atomically: a temporary file in the same directory,
+ * fsync, rename over path; "-" writes to stdout. On failure prints
+ * "CMD: cannot write PATH: reason", removes the temporary file and returns
+ * EXIT_ERROR; otherwise EXIT_OK_. */
+int cli_buf_write_file(const cli_buf *b, const char *path, const char *cmd);
+
+/* ---- the chart (svg.c) ----------------------------------------------------- */
+
+typedef struct cli_chart_series {
+	const char *label;        /* quant, e.g. "Q4_K_M" */
+	const uint32_t *ctx;      /* tokens, increasing */
+	const double *gib;        /* memory at each context, GiB */
+	size_t n;
+} cli_chart_series;
+
+typedef struct cli_chart_line {
+	const char *label;        /* rig id */
+	double gib;               /* usable memory, GiB */
+	uint32_t runs_out_ctx;    /* largest context of the primary series on this rig;
+				     0 when it runs the model's whole context or nothing */
+	bool none;                /* the primary series does not fit at all */
+} cli_chart_line;
+
+typedef struct cli_chart {
+	const char *title;        /* plain text; escaped by the writer */
+	const char *subtitle;
+	const cli_chart_series *series;
+	size_t n_series;
+	size_t primary;           /* the series the runs-out markers belong to */
+	const cli_chart_line *lines;
+	size_t n_lines;
+	uint32_t ctx_lo, ctx_hi;  /* context axis range, tokens */
+	uint32_t ctx_mark;        /* the tables' context (a dotted line); 0 none */
+} cli_chart;
+
+/* Append the chart as one <svg> element. standalone: with the XML
+ * declaration and the namespace declarations a file needs (the same
+ * element is valid inline in HTML). */
+void cli_svg_chart(cli_buf *b, const cli_chart *c, bool standalone);
+
+/* ---- the numbers both commands use (cmd_report.c) ---------------------------- */
+
+#define RPT_MAX_RIGS 64
+#define RPT_MAX_QUANTS 24
+
+typedef struct rpt_quant {
+	const cr_quant *quant;    /* a catalog preset, or a stand-in for a GGUF file */
+	char label[CR_ID_MAX];
+	uint64_t weights_opt;     /* cr_estimate_opts.weights_bytes: exact GGUF bytes, else 0 */
+	uint64_t weights_bytes;   /* what the estimator counts as the file's weights */
+	cr_memory at_ctx;         /* one GPU at the report's context */
+	cr_memory at_max;         /* one GPU at the model's maximum context */
+	double curve_gib[CR_CURVE_MAX_POINTS]; /* one GPU, at rpt_data.curve_ctx */
+	int smallest_ctx;         /* smallest rig (usable memory) that fits the report's context; -1 */
+	int smallest_max;         /* ... that fits the model's whole context; -1 */
+} rpt_quant;
+
+typedef struct rpt_rig {
+	const cr_rig *rig;
+	cr_estimate est[RPT_MAX_QUANTS]; /* per quant, at the report's context */
+	int best;                 /* quant index: best quant (decide.h) reaching ok; -1: none fits */
+	cr_tier best_tier;
+	unsigned n_gpus;          /* accelerators (discrete or unified) */
+	bool has_ram;             /* a system-RAM tier */
+} rpt_rig;
+
+typedef struct rpt_cfg {
+	const char *cmd;          /* "clefrun report" / "clefrun chart" */
+	const char *model_id;
+	const char *quant_ids[RPT_MAX_QUANTS];
+	int n_quants;
+	const char *rig_ids[RPT_MAX_RIGS];
+	int n_rigs;
+	unsigned ctx;
+	bool ctx_given;
+	cr_kv_type kv;
+	cr_workload workload;
+	const char *output;
+	const char *revision;
+	bool header_only;
+	cli_globals g;
+} rpt_cfg;
+
+typedef struct rpt_data {
+	cli_model cm;             /* the model (a copy) and where it came from */
+	cr_estimate_opts opts;    /* context, KV type, flash attention, workload */
+	char fa_why[160];
+	rpt_quant q[RPT_MAX_QUANTS];
+	int n_q;
+	int primary;              /* the quant of the rig table and the chart's markers */
+	rpt_rig r[RPT_MAX_RIGS];
+	int n_r;
+	cr_rig scratch[RPT_MAX_RIGS]; /* custom, saved and local rigs */
+	uint32_t curve_ctx[CR_CURVE_MAX_POINTS];
+	size_t n_curve;
+	cr_catalog *cat;
+} rpt_data;
+
+/* Option ids shared by both commands' tables. */
+enum {
+	RPT_O_MODEL = 1, RPT_O_RIG, RPT_O_QUANT, RPT_O_CTX, RPT_O_KV, RPT_O_WORKLOAD, RPT_O_OUTPUT,
+	RPT_O_FORMAT, RPT_O_CATALOG, RPT_O_REVISION, RPT_O_HEADER_ONLY
+};
+
+/* Handle one option of the shared set (not RPT_O_FORMAT). Prints errors;
+ * returns 0 or EXIT_USAGE. */
+int rpt_option(rpt_cfg *c, int id, const char *val);
+/* "-o FILE" is the documented short form of --output: a copy of argv with
+ * it spelled out, for the option parser. Free with free(). NULL: no memory. */
+char **rpt_expand_argv(int argc, char **argv);
+/* After parsing: --model and --output given. Prints; 0 or EXIT_USAGE. */
+int rpt_check_required(const rpt_cfg *c);
+/* Resolve the model, quants and rigs and compute every number. Prints
+ * errors; returns 0 or an exit code. d is zeroed first; free with rpt_free. */
+int rpt_gather(const rpt_cfg *c, rpt_data *d);
+void rpt_free(rpt_data *d);
+/* The chart of d: arrays in *storage (n_q series, n_r lines) must outlive c. */
+typedef struct rpt_chart_storage {
+	cli_chart_series series[RPT_MAX_QUANTS];
+	cli_chart_line lines[RPT_MAX_RIGS];
+	char title[CR_NAME_MAX + 64];
+	char subtitle[256];
+} rpt_chart_storage;
+void rpt_chart(const rpt_data *d, rpt_chart_storage *s, cli_chart *c);
+
+int cmd_report(const cli_globals *g, int argc, char **argv);
+int cmd_chart(const cli_globals *g, int argc, char **argv);
+
+#endif

@@ -1,0 +1,356 @@
+#!/usr/bin/env python3
+"""The JSON Schemas of docs/schema against what clefrun really writes.
+
+    test_schema.py CLEFRUN SOURCE_DIR
+
+1. Every docs/schema/*.schema.json is a valid draft 2020-12 schema, and every
+   schema id the sources write ("clefrun.check/1", ...) has its file
+   (NAME.schema.json for "clefrun.NAME/1").
+2. Real outputs validate: clefrun check, fit, models, rigs, quants, inspect
+   (local GGUF files, and a Hugging Face repository and file from a loopback
+   server), detect, rig list and rig show, with the options that change
+   their shape (--explain, --best-quant, --all, no-fit rows, custom:, saved
+   and detected rigs, GGUF models, offload, --catalog). Each document is
+   checked against the schema its own "schema" field names.
+3. The data files validate: data/*.json, the test catalogs that load, and
+   saved-rigs files written by `rig add` and `detect --save`.
+4. Schema and loader agree: a fixture catalog (tests/cli/fixtures,
+   tests/fixtures/catalog) passes the schemas exactly when
+   `clefrun --catalog DIR models` loads it.
+5. The schemas are not vacuous: each real document, given an unknown field,
+   a missing "schema" or a wrong tier, is rejected.
+
+Needs the jsonschema module (Debian: python3-jsonschema, 4.10 or later);
+without it the test FAILS, it does not skip.
+"""
+import copy
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+try:
+    import jsonschema
+except ImportError:
+    print("FAIL: the Python module jsonschema is missing: install it (Debian: apt-get install "
+          "python3-jsonschema; scripts/setup --with-tests does). This test does not skip.")
+    sys.exit(1)
+
+if len(sys.argv) != 3:
+    print(__doc__)
+    sys.exit(2)
+CLEFRUN = os.path.abspath(sys.argv[1])
+SRC = os.path.abspath(sys.argv[2])
+SCHEMA_DIR = os.path.join(SRC, "docs", "schema")
+failures = []
+checks = 0
+
+
+def check(name, ok, detail=""):
+    global checks
+    checks += 1
+    if ok:
+        print("ok  ", name)
+    else:
+        failures.append(name)
+        print("FAIL", name)
+        if detail:
+            print("   ", str(detail)[:2000].replace("\n", "\n    "))
+
+
+# ---- the schemas ----------------------------------------------------------------
+V = jsonschema.Draft202012Validator
+schemas = {}
+for path in sorted(glob.glob(os.path.join(SCHEMA_DIR, "*.schema.json"))):
+    name = os.path.basename(path)
+    with open(path, encoding="utf-8") as f:
+        schemas[name] = json.load(f)
+    try:
+        V.check_schema(schemas[name])
+        check(f"{name} is a draft 2020-12 schema", schemas[name].get("$schema") ==
+              "https://json-schema.org/draft/2020-12/schema", schemas[name].get("$schema"))
+    except jsonschema.SchemaError as e:
+        check(f"{name} is a draft 2020-12 schema", False, e)
+if not schemas:
+    check("docs/schema holds schemas", False, SCHEMA_DIR)
+    sys.exit(1)
+
+# Schemas refer to each other by file name ("common.schema.json#/$defs/rig"):
+# a registry (jsonschema >= 4.18) or a RefResolver store (older) maps the
+# names to the documents.
+try:
+    from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT202012
+
+    _registry = Registry().with_resources(
+        [(n, Resource.from_contents(s, default_specification=DRAFT202012)) for n, s in schemas.items()])
+
+    def validator(name):
+        return V(schemas[name], registry=_registry)
+except ImportError:
+    def validator(name):
+        return V(schemas[name], resolver=jsonschema.RefResolver(base_uri=name, referrer=schemas[name],
+                                                                 store=dict(schemas)))
+
+validators = {n: validator(n) for n in schemas}
+used = set()
+
+
+def schema_file(doc):
+    """NAME.schema.json for a document whose "schema" is "clefrun.NAME/1"."""
+    sid = doc.get("schema") if isinstance(doc, dict) else None
+    m = re.fullmatch(r"clefrun\.([a-z-]+)/[0-9]+", sid or "")
+    return m.group(1) + ".schema.json" if m else None
+
+
+def errors(doc, name):
+    return sorted(validators[name].iter_errors(doc), key=lambda e: list(e.absolute_path))
+
+
+def first_error(errs):
+    e = errs[0]
+    return f"{'/'.join(str(p) for p in e.absolute_path) or '(top)'}: {e.message[:300]}"
+
+
+samples = {}  # schema file -> one real document, for the mutation checks
+
+
+def validate(label, doc, want):
+    name = schema_file(doc)
+    if name != want:
+        check(f"{label}: says schema {doc.get('schema') if isinstance(doc, dict) else None!r}", False,
+              f"expected the schema of {want}")
+        return
+    if name not in validators:
+        check(f"{label}: {name} exists", False)
+        return
+    used.add(name)
+    errs = errors(doc, name)
+    check(f"{label} validates against {name}", not errs, first_error(errs) if errs else "")
+    samples.setdefault(name, doc)
+
+
+# Every schema id written by the sources has its schema file.
+ids = set()
+for path in glob.glob(os.path.join(SRC, "src", "*", "*.[ch]")) + glob.glob(os.path.join(SRC, "include", "clefrun", "*.h")):
+    with open(path, encoding="utf-8", errors="replace") as f:
+        ids.update(re.findall(r'"(clefrun\.[a-z-]+/[0-9]+)"', f.read()))
+for sid in sorted(ids):
+    name = re.fullmatch(r"clefrun\.([a-z-]+)/[0-9]+", sid).group(1) + ".schema.json"
+    check(f"{sid} has docs/schema/{name}", name in schemas)
+
+# ---- running clefrun ---------------------------------------------------------------
+tmp = tempfile.mkdtemp(prefix="clefrun-schema.")
+ENV = {k: v for k, v in os.environ.items()
+       if not k.startswith("CLEFRUN_") and not k.startswith("HF_") and k not in ("http_proxy", "https_proxy")}
+ENV.update(NO_COLOR="1", LC_ALL="C", HOME=os.path.join(tmp, "home"),
+           XDG_CONFIG_HOME=os.path.join(tmp, "config"), XDG_CACHE_HOME=os.path.join(tmp, "cache"))
+os.makedirs(ENV["HOME"])
+
+
+def run(args, env=None, codes=(0,)):
+    e = dict(ENV)
+    e.update(env or {})
+    p = subprocess.run([CLEFRUN] + args, capture_output=True, text=True, env=e, timeout=120)
+    if p.returncode not in codes:
+        check(f"clefrun {' '.join(args)}: exit {p.returncode}", False, p.stderr)
+        return None
+    return p.stdout
+
+
+def run_json(label, args, want, env=None, codes=(0,)):
+    out = run(args + ["--format", "json"], env, codes)
+    if out is None:
+        return None
+    try:
+        doc = json.loads(out)
+    except ValueError as e:
+        check(f"{label}: stdout is one JSON document", False, e)
+        return None
+    validate(label, doc, want)
+    return doc
+
+
+FIX = os.path.join(SRC, "tests", "decide", "fixtures")
+GGUF_WRITE = os.path.join(SRC, "scripts", "gguf-write")
+gguf = {}
+for preset, extra in (("tiny-llama", []), ("qwen3.5-9b", ["--header-only"]),
+                      ("qwen3-30b-a3b", ["--header-only"]), ("gemma-3-4b", ["--header-only"])):
+    path = os.path.join(tmp, preset + ".gguf")
+    p = subprocess.run([sys.executable, GGUF_WRITE, "--preset", preset, "-o", path] + extra,
+                       capture_output=True, text=True)
+    check(f"gguf-write --preset {preset}", p.returncode == 0, p.stderr)
+    gguf[preset] = path
+
+C = "check.schema.json"
+run_json("check, reference rigs", ["check", "--model", "clef-flash"], C)
+run_json("check, every quant on one rig", ["check", "--model", "clef-flash", "--rig", "rtx4090"], C)
+run_json("check --explain", ["check", "--model", "clef", "--rig", "2x3090", "--quant", "Q4_K_M", "--explain"], C)
+run_json("check --best-quant", ["check", "--model", "llama-3.1-70b", "--rig", "rtx4090", "--rig", "2x3090",
+                                "--best-quant"], C, codes=(0, 3))
+run_json("check, no-fit rows (null speeds)", ["check", "--model", "deepseek-r1", "--rig", "rtx3060-12",
+                                              "--quant", "Q4_K_M"], C, codes=(3,))
+run_json("check --split tensor --kv-type q8_0 --workload decide",
+         ["check", "--model", "clef", "--rig", "4x4090", "--split", "tensor", "--kv-type", "q8_0",
+          "--workload", "decide", "--parallel", "4"], C)
+run_json("check, custom rig with a RAM tier, --gpu-layers",
+         ["check", "--model", "llama-3.1-70b", "--quant", "Q4_K_M", "--gpu-layers", "40",
+          "--rig", "custom:mem_gb=24,bw_gbs=1008,tflops=165,ram_gb=128,ram_bw_gbs=89.6"], C, codes=(0, 3))
+run_json("check --cpu-moe", ["check", "--model", "qwen3-30b-a3b", "--quant", "Q4_K_M", "--cpu-moe",
+                             "--rig", "custom:mem_gb=8,bw_gbs=448,ram_gb=64,ram_bw_gbs=80"], C, codes=(0, 3))
+run_json("check, a GGUF file", ["check", "--model", gguf["tiny-llama"], "--rig", "rtx4090"], C)
+run_json("check, a GGUF header (hybrid)", ["check", "--model", gguf["qwen3.5-9b"], "--header-only",
+                                           "--rig", "m4-max-128"], C)
+run_json("check --catalog (a fixture catalog)", ["--catalog", os.path.join(SRC, "tests", "cli", "fixtures", "mini"),
+                                                  "check", "--model", "tiny-llama"], C, codes=(0, 3))
+run_json("check --rig local", ["check", "--model", "clef-flash", "--rig", "local", "--quant", "Q4_K_M"], C,
+         env={"CLEFRUN_DETECT_ROOT": os.path.join(FIX, "nvidia2")})
+
+F = "fit.schema.json"
+run_json("fit", ["fit", "--rig", "rtx4090"], F)
+run_json("fit --all", ["fit", "--rig", "rtx4090", "--all"], F)
+run_json("fit --all --ctx 200000 (context rows)", ["fit", "--rig", "m3-ultra-512", "--all", "--ctx", "200000"], F)
+run_json("fit --family --workload decide", ["fit", "--rig", "2x3090", "--family", "qwen", "--workload", "decide",
+                                            "--require", "fast", "--all"], F, codes=(0, 3))
+run_json("fit, a custom rig that runs nothing", ["fit", "--rig", "custom:mem_gb=1,bw_gbs=10", "--all"], F,
+         codes=(3,))
+run_json("fit --rig local", ["fit", "--rig", "local", "--limit", "3"], F,
+         env={"CLEFRUN_DETECT_ROOT": os.path.join(FIX, "cpu")})
+
+run_json("models", ["models"], "models-list.schema.json")
+run_json("rigs", ["rigs"], "rigs-list.schema.json")
+run_json("quants", ["quants"], "quants-list.schema.json")
+MINI = os.path.join(SRC, "tests", "cli", "fixtures", "mini")
+run_json("models --catalog mini", ["models", "--catalog", MINI], "models-list.schema.json")
+run_json("rigs --catalog mini", ["rigs", "--catalog", MINI], "rigs-list.schema.json")
+
+I = "inspect.schema.json"
+run_json("inspect, a small GGUF file", ["inspect", gguf["tiny-llama"]], I)
+run_json("inspect, hybrid header", ["inspect", gguf["qwen3.5-9b"], "--header-only", "--ctx", "65536"], I)
+run_json("inspect, MoE header", ["inspect", gguf["qwen3-30b-a3b"], "--header-only", "--kv-type", "q8_0"], I)
+run_json("inspect, sliding-window header", ["inspect", gguf["gemma-3-4b"], "--header-only"], I)
+
+D = "detect.schema.json"
+for root in ("nvidia2", "amd", "apple", "cpu"):
+    run_json(f"detect --root {root}", ["detect", "--root", os.path.join(FIX, root)], D)
+run_json("detect --save", ["detect", "--root", os.path.join(FIX, "nvidia2"), "--save", "home-box"], D)
+
+RL, RS = "user-rigs-list.schema.json", "rig.schema.json"
+rigs_file = os.path.join(ENV["XDG_CONFIG_HOME"], "clefrun", "rigs.json")
+run(["rig", "add", "box", "--mem-gb", "24", "--bw-gbs", "936", "--devices", "2", "--tflops", "71",
+     "--ram-gb", "64", "--ram-bw-gbs", "80", "--notes", "two 3090s"])
+run(["rig", "add", "mac", "--mem-gb", "128", "--bw-gbs", "546", "--backend", "metal", "--name", "Mac Studio"])
+run_json("rig list", ["rig", "list"], RL)
+run_json("rig show (saved)", ["rig", "show", "box"], RS)
+run_json("rig show (catalog)", ["rig", "show", "dgx-spark"], RS)
+run_json("rig show (custom:)", ["rig", "show", "custom:mem_gb=24,bw_gbs=1008,devices=2,kind=discrete"], RS)
+run_json("rig show local", ["rig", "show", "local"], RS, env={"CLEFRUN_DETECT_ROOT": os.path.join(FIX, "amd")})
+empty = dict(XDG_CONFIG_HOME=os.path.join(tmp, "empty-config"))
+run_json("rig list, no file yet", ["rig", "list"], RL, env=empty)
+
+# ---- a Hugging Face repository and file, from the loopback server -------------------------
+SERVER = os.path.join(SRC, "tests", "gguf", "http_server.py")
+served = os.path.join(tmp, "served")
+os.makedirs(served)
+shutil.copy(gguf["tiny-llama"], os.path.join(served, "tiny-Q4_K_M.gguf"))
+shutil.copy(gguf["tiny-llama"], os.path.join(served, "tiny-F16.gguf"))
+srv = subprocess.Popen([sys.executable, SERVER, "--root", served, "--log", os.path.join(tmp, "server.log")],
+                       stdout=subprocess.PIPE, text=True)
+try:
+    port = int(srv.stdout.readline().split()[1])
+    hf = {"HF_ENDPOINT": f"http://127.0.0.1:{port}"}
+    run_json("inspect hf:OWNER/REPO (file list)", ["inspect", "hf:test/tiny"], I, env=hf)
+    run_json("inspect hf:OWNER/REPO:QUANT (remote header)", ["inspect", "hf:test/tiny:Q4_K_M"], I, env=hf)
+    run_json("check hf:OWNER/REPO (a row per file)", ["check", "--model", "hf:test/tiny", "--rig", "rtx4090"], C,
+             env=hf)
+finally:
+    srv.kill()
+    srv.wait()
+
+# ---- data files ------------------------------------------------------------------------
+KIND = {"models.json": "models.schema.json", "quants.json": "quants.schema.json", "rigs.json": "rigs.schema.json"}
+
+
+def load(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+for base, name in KIND.items():
+    doc = load(os.path.join(SRC, "data", base))
+    check(f"data/{base} parses", doc is not None)
+    if doc is not None:
+        validate(f"data/{base}", doc, name)
+saved = load(rigs_file)
+check("rig add and detect --save wrote the saved-rigs file", saved is not None and len(saved.get("rigs", [])) == 3,
+      rigs_file)
+if saved is not None:
+    validate("saved-rigs file", saved, "user-rigs.schema.json")
+
+# The schemas and the loader agree on every fixture catalog.
+for d in sorted(glob.glob(os.path.join(SRC, "tests", "cli", "fixtures", "*")) +
+                glob.glob(os.path.join(SRC, "tests", "fixtures", "catalog", "*"))):
+    if not os.path.isdir(d) or not all(os.path.exists(os.path.join(d, b)) for b in KIND) and \
+            not os.path.exists(os.path.join(d, "models.json")):
+        continue
+    verdict, why = True, ""
+    for base, name in KIND.items():
+        doc = load(os.path.join(d, base))
+        if doc is None:
+            verdict, why = False, f"{base} missing or not JSON"
+            break
+        errs = errors(doc, name)
+        if errs:
+            verdict, why = False, f"{base}: {first_error(errs)}"
+            break
+    e = dict(ENV)
+    p = subprocess.run([CLEFRUN, "--catalog", d, "models", "--format", "json"], capture_output=True, text=True,
+                       env=e)
+    rel = os.path.relpath(d, SRC)
+    check(f"{rel}: schemas {'accept' if verdict else 'reject'} it, the loader "
+          f"{'loads' if p.returncode == 0 else 'refuses'} it", verdict == (p.returncode == 0),
+          why or p.stderr.strip())
+
+# ---- not vacuous ---------------------------------------------------------------------------
+for name, doc in sorted(samples.items()):
+    bad = copy.deepcopy(doc)
+    bad["unexpected_field"] = 1
+    check(f"{name} rejects an unknown field", bool(errors(bad, name)))
+    bad = copy.deepcopy(doc)
+    del bad["schema"]
+    check(f"{name} rejects a document without 'schema'", bool(errors(bad, name)))
+if C in samples:
+    bad = copy.deepcopy(samples[C])
+    bad["results"][0]["tier"] = "great"
+    check("check.schema.json rejects tier 'great'", bool(errors(bad, C)))
+    bad = copy.deepcopy(samples[C])
+    bad["results"][0]["memory"]["total_bytes"] = -1
+    check("check.schema.json rejects negative bytes", bool(errors(bad, C)))
+if "models.schema.json" in samples:
+    bad = copy.deepcopy(samples["models.schema.json"])
+    hybrid = next((m for m in bad["models"] if "L" in m.get("layer_pattern", "")), None)
+    if hybrid:
+        del hybrid["linear_attention"]
+        check("models.schema.json rejects L layers without linear_attention", bool(errors(bad, "models.schema.json")))
+    bad = copy.deepcopy(samples["models.schema.json"])
+    bad["models"][0]["id"] = "Upper Case"
+    check("models.schema.json rejects a malformed id", bool(errors(bad, "models.schema.json")))
+if "user-rigs.schema.json" in samples:
+    bad = copy.deepcopy(samples["user-rigs.schema.json"])
+    bad["rigs"][0]["reference"] = True
+    check("user-rigs.schema.json rejects a saved reference rig", bool(errors(bad, "user-rigs.schema.json")))
+
+for name in sorted(schemas):
+    if name != "common.schema.json":
+        check(f"{name} was checked against a real document", name in used)
+
+shutil.rmtree(tmp, ignore_errors=True)
+print(f"{checks - len(failures)} of {checks} checks passed")
+sys.exit(1 if failures else 0)
