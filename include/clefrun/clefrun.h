@@ -26,6 +26,7 @@
 #include "clefrun/rig.h"
 #include "clefrun/estimate.h"
 #include "clefrun/curve.h"
+#include "clefrun/file.h"
 #include "clefrun/decide.h"
 #include "clefrun/userrigs.h"
 #include "clefrun/detect.h"

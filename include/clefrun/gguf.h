@@ -18,7 +18,7 @@
  *                        elements back to back (elements may be arrays: nested)
  *              tensor_count tensor infos:
  *                string  name
- *                uint32  n_dims       (1..4, GGML_MAX_DIMS)
+ *                uint32  n_dims       (0..4, GGML_MAX_DIMS; 0: a scalar, as ggml reads it)
  *                uint64  dims[n_dims] (ne[0] first: the row length)
  *                uint32  ggml type    (block size and bytes per block: cr_ggml_type_size)
  *                uint64  offset       (from the start of the data section; a

@@ -191,11 +191,6 @@ static int write_all(int fd, const char *p, size_t n)
 
 int cli_buf_write_file(const cli_buf *b, const char *path, const char *cmd)
 {
-	char *tmp;
-	size_t plen = strlen(path);
-	mode_t mask;
-	int fd, e;
-
 	if (b->failed) {
 		fprintf(stderr, "%s: out of memory while building %s\n", cmd, path);
 		return EXIT_ERROR;
@@ -207,44 +202,15 @@ int cli_buf_write_file(const cli_buf *b, const char *path, const char *cmd)
 		}
 		return EXIT_OK_;
 	}
-	tmp = malloc(plen + 16);
-	if (!tmp) {
-		fprintf(stderr, "%s: out of memory\n", cmd);
-		return EXIT_ERROR;
+	{
+		/* A report is meant to be read and published: 0666 less the umask. */
+		cr_file_chunk chunk = { b->data, b->len };
+		cr_error err = { 0, "" };
+
+		if (cr_file_write_atomic(path, &chunk, 1, 0666, &err)) {
+			fprintf(stderr, "%s: cannot write %s\n", cmd, err.message);
+			return EXIT_ERROR;
+		}
 	}
-	/* Same directory as the target: rename(2) is atomic only within one
-	 * file system. */
-	snprintf(tmp, plen + 16, "%s.tmp-XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		e = errno;
-		fprintf(stderr, "%s: cannot write %s: %s\n", cmd, path, strerror(e));
-		free(tmp);
-		return EXIT_ERROR;
-	}
-	/* mkstemp creates 0600; a report is meant to be read and published,
-	 * so give it what a plain open(2) would: 0666 less the umask. */
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) != 0 || write_all(fd, b->data ? b->data : "", b->len) != 0 ||
-	    fsync(fd) != 0) {
-		e = errno;
-		close(fd);
-		goto fail;
-	}
-	if (close(fd) != 0) {
-		e = errno;
-		goto fail;
-	}
-	if (rename(tmp, path) != 0) {
-		e = errno;
-		goto fail;
-	}
-	free(tmp);
 	return EXIT_OK_;
-fail:
-	unlink(tmp);
-	fprintf(stderr, "%s: cannot write %s: %s\n", cmd, path, strerror(e));
-	free(tmp);
-	return EXIT_ERROR;
 }

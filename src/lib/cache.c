@@ -17,6 +17,7 @@
  *   not one per run.
  */
 #include "clefrun/cache.h"
+#include "clefrun/file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -401,31 +402,12 @@ static int make_dirs(const char *path, cr_error *err)
 	return CR_OK;
 }
 
-static int write_all(int fd, const void *p, size_t len)
-{
-	const char *b = p;
-
-	while (len) {
-		ssize_t w = write(fd, b, len);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		b += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 int cr_cache_put(cr_cache *c, const cr_cache_entry *e, cr_error *err)
 {
-	char path[PATH_CAP], tmp[PATH_CAP + 32], *pre;
-	const char *slash;
+	char path[PATH_CAP], *pre;
 	size_t n, cap;
 	uint64_t sum;
-	int fd, dfd, rc;
+	int rc;
 
 	if (!printable(e->url, CR_CACHE_URL_MAX))
 		return cr_seterr(err, CR_ERR_INVALID, "cache: a URL that cannot be stored");
@@ -446,51 +428,11 @@ int cr_cache_put(cr_cache *c, const cr_cache_entry *e, cr_error *err)
 	sum = fnv1a(fnv1a(FNV_OFFSET, pre, n), e->data ? (const void *)e->data : "", e->len);
 	n += (size_t)snprintf(pre + n, cap - n, "check %016" PRIx64 "\n\n", sum);
 
-	slash = strrchr(path, '/');
-	snprintf(tmp, sizeof(tmp), "%s/.tmp-%s-XXXXXX", c->dir, slash ? slash + 1 : "entry");
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		rc = cr_seterr(err, CR_ERR_IO, "%s: cannot create a temporary file: %s", tmp, strerror(errno));
-		free(pre);
-		return rc;
-	}
-	if (write_all(fd, pre, n) != 0 || (e->len && write_all(fd, e->data, e->len) != 0)) {
-		rc = cr_seterr(err, CR_ERR_IO, "%s: write failed: %s", tmp, strerror(errno));
-		goto fail;
-	}
-	/* The data must be on disk before the name points at it, or a crash
-	 * could leave a complete-looking name over an empty file. */
-	if (fsync(fd) != 0) {
-		rc = cr_seterr(err, CR_ERR_IO, "%s: fsync failed: %s", tmp, strerror(errno));
-		goto fail;
-	}
-	if (close(fd) != 0) {
-		fd = -1;
-		rc = cr_seterr(err, CR_ERR_IO, "%s: close failed: %s", tmp, strerror(errno));
-		goto fail;
-	}
-	fd = -1;
-	if (rename(tmp, path) != 0) {
-		rc = cr_seterr(err, CR_ERR_IO, "%s: cannot replace it: %s", path, strerror(errno));
-		goto fail;
-	}
-	free(pre);
-	/* Make the rename durable; some file systems refuse fsync on a
-	 * directory (EINVAL), and the entry is in place either way. */
-	dfd = open(c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		int fe = fsync(dfd) != 0 && errno != EINVAL && errno != EBADF ? errno : 0;
+	{
+		cr_file_chunk chunks[2] = { { pre, n }, { e->data, e->len } };
 
-		close(dfd);
-		if (fe)
-			return cr_seterr(err, CR_ERR_IO, "%s: fsync of the directory failed: %s", c->dir,
-					 strerror(fe));
+		rc = cr_file_write_atomic(path, chunks, 2, CR_FILE_MODE_PRIVATE, err);
 	}
-	return CR_OK;
-fail:
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
 	free(pre);
 	return rc;
 }

@@ -732,6 +732,12 @@ static int parse_header(ps *p)
 	for (size_t i = 0; i < g->n_tensors; i++) {
 		const cr_gguf_tensor *t = &g->tensors[i];
 
+		/* Disjoint byte ranges cannot sum past 2^64, but element counts
+		 * can (up to 7 per byte for Q1_0), in a header whose data is
+		 * missing (allow_truncated): refuse rather than wrap. */
+		if (t->n_elements > UINT64_MAX - g->total_params)
+			return fail(p, CR_ERR_PARSE, t->info_offset,
+				    "tensor '%s': the parameter count overflows 64 bits", t->name);
 		g->total_bytes += t->bytes;
 		g->total_params += t->n_elements;
 		g->type_bytes[t->type] += t->bytes;

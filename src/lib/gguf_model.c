@@ -425,8 +425,9 @@ static int map_experts(mctx *c, cr_gguf_model *gm)
 	return CR_OK;
 }
 
-/* Parameters, expert parameters and bytes over every part. */
-static void count_tensors(const cr_gguf *const *parts, size_t n_parts, cr_gguf_model *gm)
+/* Parameters, expert parameters and bytes over every part; an error when
+ * the parts' sums overflow 64 bits (hostile headers whose data is missing). */
+static int count_tensors(mctx *c, const cr_gguf *const *parts, size_t n_parts, cr_gguf_model *gm)
 {
 	cr_model *m = &gm->model;
 
@@ -434,8 +435,12 @@ static void count_tensors(const cr_gguf *const *parts, size_t n_parts, cr_gguf_m
 	gm->expert_params = 0;
 	gm->weights_bytes = 0;
 	for (size_t p = 0; p < n_parts; p++) {
-		m->params += cr_gguf_param_count(parts[p]);
-		gm->weights_bytes += cr_gguf_tensor_bytes(parts[p]);
+		uint64_t params = cr_gguf_param_count(parts[p]), bytes = cr_gguf_tensor_bytes(parts[p]);
+
+		if (params > UINT64_MAX - m->params || bytes > UINT64_MAX - gm->weights_bytes)
+			return bad(c, CR_ERR_INVALID, "the parts' tensors sum past 2^64 parameters or bytes");
+		m->params += params;
+		gm->weights_bytes += bytes;
 		for (size_t i = 0; i < cr_gguf_tensor_count(parts[p]); i++) {
 			const cr_gguf_tensor *t = cr_gguf_tensor_at(parts[p], i);
 
@@ -447,6 +452,7 @@ static void count_tensors(const cr_gguf *const *parts, size_t n_parts, cr_gguf_m
 	if (m->experts_total && gm->expert_params)
 		m->active_params = m->params - gm->expert_params +
 				   (uint64_t)((double)gm->expert_params * m->experts_used / m->experts_total);
+	return CR_OK;
 }
 
 static bool has_tensor(const cr_gguf *const *parts, size_t n_parts, const char *name)
@@ -629,7 +635,8 @@ int cr_gguf_to_model(const cr_gguf *const *parts, size_t n_parts, cr_gguf_model 
 	m->vocab = vocab;
 	m->tied_embeddings = has_tensor(parts, n_parts, "token_embd.weight") &&
 			     !has_tensor(parts, n_parts, "output.weight");
-	count_tensors(parts, n_parts, out);
+	if ((rc = count_tensors(&c, parts, n_parts, out)))
+		goto out;
 	if (!m->params) {
 		rc = bad(&c, CR_ERR_INVALID, "no tensors: a header without weights cannot be sized");
 		goto out;

@@ -10,6 +10,7 @@
  * fsync of the directory makes the rename itself durable.
  */
 #include "clefrun/userrigs.h"
+#include "clefrun/file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -531,22 +532,6 @@ static int make_dirs(char *dir, cr_error *err)
 	return CR_OK;
 }
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t w = write(fd, buf, len);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		buf += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Follow symbolic links (at most 8) from path to the file they name. A
  * relative link target is relative to the link's directory. */
 static int resolve_links(const char *path, char *out, size_t cap, cr_error *err)
@@ -580,10 +565,10 @@ static int resolve_links(const char *path, char *out, size_t cap, cr_error *err)
 
 int cr_userrigs_save(const cr_user_rigs *set, const char *path, cr_error *err)
 {
-	char target[PATH_CAP], dir[PATH_CAP], tmp[PATH_CAP + 16];
+	char target[PATH_CAP], dir[PATH_CAP];
 	char *text = NULL, *slash;
 	size_t len = 0;
-	int fd = -1, dfd, rc;
+	int rc;
 
 	if (!set || !path || !path[0])
 		return cr_seterr(err, CR_ERR_INVALID, "saved rigs: no path to save to");
@@ -606,49 +591,11 @@ int cr_userrigs_save(const cr_user_rigs *set, const char *path, cr_error *err)
 	if ((rc = cr_userrigs_serialize(set, &text, &len, err)))
 		return rc;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp-XXXXXX", target);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		rc = cr_seterr(err, CR_ERR_IO, "%s: cannot create a temporary file: %s", tmp,
-			       strerror(errno));
-		free(text);
-		return rc;
-	}
-	if (write_all(fd, text, len) != 0) {
-		rc = cr_seterr(err, CR_ERR_IO, "%s: write failed: %s", tmp, strerror(errno));
-		goto fail;
-	}
-	if (fsync(fd) != 0) {
-		rc = cr_seterr(err, CR_ERR_IO, "%s: fsync failed: %s", tmp, strerror(errno));
-		goto fail;
-	}
-	if (close(fd) != 0) {
-		fd = -1;
-		rc = cr_seterr(err, CR_ERR_IO, "%s: close failed: %s", tmp, strerror(errno));
-		goto fail;
-	}
-	fd = -1;
-	if (rename(tmp, target) != 0) {
-		rc = cr_seterr(err, CR_ERR_IO, "%s: cannot replace it: %s", target, strerror(errno));
-		goto fail;
-	}
-	free(text);
-	/* Make the rename durable. Some file systems refuse fsync on a
-	 * directory (EINVAL); the data is in place either way. */
-	dfd = open(dir, O_RDONLY | O_DIRECTORY);
-	if (dfd >= 0) {
-		int e = fsync(dfd) != 0 && errno != EINVAL && errno != EBADF ? errno : 0;
+	{
+		cr_file_chunk chunk = { text, len };
 
-		close(dfd);
-		if (e)
-			return cr_seterr(err, CR_ERR_IO, "%s: fsync of the directory failed: %s",
-					 dir, strerror(e));
+		rc = cr_file_write_atomic(target, &chunk, 1, CR_FILE_MODE_PRIVATE, err);
 	}
-	return CR_OK;
-fail:
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
 	free(text);
 	return rc;
 }

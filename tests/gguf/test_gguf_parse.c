@@ -556,6 +556,32 @@ static void test_overlap(void **state)
 	gb_free(&b);
 }
 
+/* The element counts of a header whose data is missing can sum past 2^64
+ * although the byte ranges are disjoint (Q1_0: 128 elements in 18 bytes):
+ * refused, not wrapped into a small parameter count. */
+static void test_param_count_overflow(void **state)
+{
+	gb b;
+	cr_gguf_opts o = CR_GGUF_OPTS_INIT;
+	uint64_t d[1] = { 1ull << 62 };
+	const uint64_t bytes = (1ull << 62) / 128 * 18;
+
+	(void)state;
+	o.allow_truncated = true;
+	gb_init(&b);
+	gb_header(&b, 3, 5, 0);
+	for (int i = 0; i < 5; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "t%d", i);
+		gb_tensor(&b, name, 1, d, 41, (uint64_t)i * bytes); /* infos of 34 bytes from 24 */
+	}
+	gb_pad(&b, 32);
+	/* Three tensors make 3 x 2^62 elements; the fourth would wrap. */
+	expect_fail(&b, &o, CR_ERR_PARSE, "mem: byte 126: tensor 't3': the parameter count overflows 64 bits");
+	gb_free(&b);
+}
+
 static void test_architecture_key(void **state)
 {
 	gb b;
@@ -850,6 +876,7 @@ int main(void)
 		cmocka_unit_test(test_tensor_infos),
 		cmocka_unit_test(test_tensor_names),
 		cmocka_unit_test(test_overlap),
+		cmocka_unit_test(test_param_count_overflow),
 		cmocka_unit_test(test_architecture_key),
 		cmocka_unit_test(test_header_limit),
 		cmocka_unit_test(test_every_truncation),

@@ -503,7 +503,7 @@ def test_errors(args):
     # Runtime errors: exit 1, the path named, no temporary file left.
     bad = os.path.join(w, "no-such-dir", "r.html")
     expect(args, ["report", "--model", "clef-flash", "-o", bad], 1,
-           ["clefrun report: cannot write %s: No such file or directory" % bad])
+           ["clefrun report: cannot write %s: cannot create a temporary file: No such file or directory" % bad])
     adir = os.path.join(w, "a-directory.html")
     os.makedirs(adir, exist_ok=True)
     expect(args, ["report", "--model", "clef-flash", "-o", adir], 1, ["clefrun report: cannot write %s:" % adir])
