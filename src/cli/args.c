@@ -191,3 +191,53 @@ int cli_parse_format(const char *s, cli_format *out)
 	fprintf(stderr, "clefrun: --format: expected table, json, csv or markdown, got '%s'\n", s);
 	return -1;
 }
+
+/* Values shared by several commands' options; each prints the one message
+ * for its option and returns -1 on a bad value. */
+
+int cli_parse_kv_type(const char *opt, const char *s, cr_kv_type *out)
+{
+	if (cr_kv_type_parse(s, out) == 0)
+		return 0;
+	fprintf(stderr, "clefrun: %s: expected f16, q8_0 or q4_0, got '%s'\n", opt, s);
+	return -1;
+}
+
+int cli_parse_flash_attn(const char *s, cr_flash_attn *out)
+{
+	static const struct {
+		const char *name;
+		cr_flash_attn v;
+	} names[] = { { "on", CR_FA_ON }, { "off", CR_FA_OFF }, { "auto", CR_FA_AUTO } };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strcmp(s, names[i].name) == 0) {
+			*out = names[i].v;
+			return 0;
+		}
+	}
+	fprintf(stderr, "clefrun: --flash-attn: expected on, off or auto, got '%s'\n", s);
+	return -1;
+}
+
+int cli_parse_workload(const char *s, cr_workload *out)
+{
+	if (strcmp(s, "chat") == 0) {
+		*out = CR_WORKLOAD_CHAT;
+		return 0;
+	}
+	if (strcmp(s, "decide") == 0) {
+		*out = CR_WORKLOAD_DECIDE;
+		return 0;
+	}
+	fprintf(stderr, "clefrun: --workload: expected chat or decide, got '%s'\n", s);
+	return -1;
+}
+
+int cli_parse_require(const char *s, cr_tier *out)
+{
+	if (cr_tier_parse(s, out) == 0 && *out != CR_TIER_NOFIT)
+		return 0;
+	fprintf(stderr, "clefrun: --require: expected fast, ok, slow or tight, got '%s'\n", s);
+	return -1;
+}

@@ -71,6 +71,12 @@ cli_units cli_mem_units(void);
  * empty, https://no-color.org) or TERM is "dumb". */
 bool cli_color(FILE *f);
 
+/* Option values several commands share; print the message, return -1 if bad. */
+int cli_parse_kv_type(const char *opt, const char *s, cr_kv_type *out);
+int cli_parse_flash_attn(const char *s, cr_flash_attn *out);
+int cli_parse_workload(const char *s, cr_workload *out);
+int cli_parse_require(const char *s, cr_tier *out); /* fast, ok, slow or tight */
+
 /* Strict numbers: whole string, in range; message names the option. */
 int cli_parse_u32(const char *opt, const char *s, unsigned long lo, unsigned long hi,
 		  unsigned *out);

@@ -144,11 +144,9 @@ static int parse_args(check_cfg *c, int argc, char **argv)
 		case O_KV_V: {
 			cr_kv_type t;
 
-			if (cr_kv_type_parse(v, &t)) {
-				fprintf(stderr, "clefrun: --%s: expected f16, q8_0 or q4_0, got '%s'\n",
-					id == O_KV ? "kv-type" : id == O_KV_K ? "kv-type-k" : "kv-type-v", v);
+			if (cli_parse_kv_type(id == O_KV ? "--kv-type" : id == O_KV_K ? "--kv-type-k" : "--kv-type-v",
+					      v, &t))
 				return EXIT_USAGE;
-			}
 			if (id != O_KV_V)
 				c->kv_k = t;
 			if (id != O_KV_K)
@@ -156,16 +154,8 @@ static int parse_args(check_cfg *c, int argc, char **argv)
 			break;
 		}
 		case O_FA:
-			if (strcmp(v, "on") == 0)
-				c->fa = CR_FA_ON;
-			else if (strcmp(v, "off") == 0)
-				c->fa = CR_FA_OFF;
-			else if (strcmp(v, "auto") == 0)
-				c->fa = CR_FA_AUTO;
-			else {
-				fprintf(stderr, "clefrun: --flash-attn: expected on, off or auto, got '%s'\n", v);
+			if (cli_parse_flash_attn(v, &c->fa))
 				return EXIT_USAGE;
-			}
 			break;
 		case O_UBATCH:
 			if (cli_parse_u32("--ubatch", v, 1, 65536, &c->opts.n_ubatch))
@@ -211,14 +201,8 @@ static int parse_args(check_cfg *c, int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case O_WORKLOAD:
-			if (strcmp(v, "chat") == 0)
-				c->opts.workload = CR_WORKLOAD_CHAT;
-			else if (strcmp(v, "decide") == 0)
-				c->opts.workload = CR_WORKLOAD_DECIDE;
-			else {
-				fprintf(stderr, "clefrun: --workload: expected chat or decide, got '%s'\n", v);
+			if (cli_parse_workload(v, &c->opts.workload))
 				return EXIT_USAGE;
-			}
 			break;
 		case O_ENGINE:
 			if (strcmp(v, "llamacpp") != 0) {
@@ -250,10 +234,8 @@ static int parse_args(check_cfg *c, int argc, char **argv)
 			break;
 		case O_REQUIRE:
 			c->require_given = true;
-			if (cr_tier_parse(v, &c->require) || c->require == CR_TIER_NOFIT) {
-				fprintf(stderr, "clefrun: --require: expected fast, ok, slow or tight, got '%s'\n", v);
+			if (cli_parse_require(v, &c->require))
 				return EXIT_USAGE;
-			}
 			break;
 		case O_CATALOG:
 			c->g.catalog_dir = v;

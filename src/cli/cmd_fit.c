@@ -89,10 +89,8 @@ static int parse_args(fit_cfg *c, int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case O_REQUIRE:
-			if (cr_tier_parse(v, &c->require) || c->require == CR_TIER_NOFIT) {
-				fprintf(stderr, "clefrun: --require: expected fast, ok, slow or tight, got '%s'\n", v);
+			if (cli_parse_require(v, &c->require))
 				return EXIT_USAGE;
-			}
 			break;
 		case O_FAMILY:
 			c->family = v;
@@ -102,10 +100,8 @@ static int parse_args(fit_cfg *c, int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case O_KV:
-			if (cr_kv_type_parse(v, &c->kv)) {
-				fprintf(stderr, "clefrun: --kv-type: expected f16, q8_0 or q4_0, got '%s'\n", v);
+			if (cli_parse_kv_type("--kv-type", v, &c->kv))
 				return EXIT_USAGE;
-			}
 			break;
 		case O_ALL:
 			c->all = true;
@@ -121,26 +117,12 @@ static int parse_args(fit_cfg *c, int argc, char **argv)
 			c->all_quants = true;
 			break;
 		case O_FA:
-			if (!strcmp(v, "on")) {
-				c->fa = CR_FA_ON;
-			} else if (!strcmp(v, "off")) {
-				c->fa = CR_FA_OFF;
-			} else if (!strcmp(v, "auto")) {
-				c->fa = CR_FA_AUTO;
-			} else {
-				fprintf(stderr, "clefrun: --flash-attn: expected on, off or auto, got '%s'\n", v);
+			if (cli_parse_flash_attn(v, &c->fa))
 				return EXIT_USAGE;
-			}
 			break;
 		case O_WORKLOAD:
-			if (!strcmp(v, "chat")) {
-				c->workload = CR_WORKLOAD_CHAT;
-			} else if (!strcmp(v, "decide")) {
-				c->workload = CR_WORKLOAD_DECIDE;
-			} else {
-				fprintf(stderr, "clefrun: --workload: expected chat or decide, got '%s'\n", v);
+			if (cli_parse_workload(v, &c->workload))
 				return EXIT_USAGE;
-			}
 			break;
 		case O_FORMAT:
 			if (cli_parse_format(v, &c->fmt))

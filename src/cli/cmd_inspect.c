@@ -71,10 +71,8 @@ static int parse_args(inspect_cfg *c, int argc, char **argv)
 			c->ctx_given = true;
 			break;
 		case O_KV:
-			if (cr_kv_type_parse(v, &c->kv)) {
-				fprintf(stderr, "clefrun: --kv-type: expected f16, q8_0 or q4_0, got '%s'\n", v);
+			if (cli_parse_kv_type("--kv-type", v, &c->kv))
 				return EXIT_USAGE;
-			}
 			break;
 		case O_FORMAT:
 			if (cli_parse_format(v, &c->fmt))

@@ -77,21 +77,9 @@ int rpt_option(rpt_cfg *c, int id, const char *v)
 		c->ctx_given = true;
 		return 0;
 	case RPT_O_KV:
-		if (cr_kv_type_parse(v, &c->kv)) {
-			fprintf(stderr, "clefrun: --kv-type: expected f16, q8_0 or q4_0, got '%s'\n", v);
-			return EXIT_USAGE;
-		}
-		return 0;
+		return cli_parse_kv_type("--kv-type", v, &c->kv) ? EXIT_USAGE : 0;
 	case RPT_O_WORKLOAD:
-		if (strcmp(v, "chat") == 0) {
-			c->workload = CR_WORKLOAD_CHAT;
-		} else if (strcmp(v, "decide") == 0) {
-			c->workload = CR_WORKLOAD_DECIDE;
-		} else {
-			fprintf(stderr, "clefrun: --workload: expected chat or decide, got '%s'\n", v);
-			return EXIT_USAGE;
-		}
-		return 0;
+		return cli_parse_workload(v, &c->workload) ? EXIT_USAGE : 0;
 	case RPT_O_OUTPUT:
 		if (c->output) {
 			fprintf(stderr, "%s: --output given twice\n", c->cmd);
