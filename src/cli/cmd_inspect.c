@@ -14,11 +14,21 @@
 
 #include "source_model.h"
 
-enum { O_CTX = 1, O_KV, O_FORMAT, O_REVISION, O_HEADER_ONLY, O_NO_CACHE, O_OFFLINE };
+enum {
+	O_CTX = 1, O_KV, O_FORMAT, O_REVISION, O_HEADER_ONLY, O_NO_CACHE, O_OFFLINE, O_KV_K, O_KV_V,
+	O_FA, O_UBATCH, O_PARALLEL, O_SWA_FULL, O_KV_UNIFIED
+};
 
 static const cli_opt inspect_opts[] = {
 	{ "ctx", "N", "context for the memory breakdown (default 8192, capped at the model's)", O_CTX },
 	{ "kv-type", "T", "KV cache type: f16, q8_0, q4_0 (default f16)", O_KV },
+	{ "kv-type-k", "T", "K cache type only", O_KV_K },
+	{ "kv-type-v", "T", "V cache type only (quantized needs flash attention)", O_KV_V },
+	{ "flash-attn", "MODE", "on, off or auto (default auto, resolved as llama.cpp does)", O_FA },
+	{ "ubatch", "N", "physical batch size, llama.cpp -ub (default 512)", O_UBATCH },
+	{ "parallel", "N", "parallel sequences sharing the context, llama.cpp -np (default 1)", O_PARALLEL },
+	{ "swa-full", NULL, "sliding-window layers keep the whole context (llama.cpp --swa-full)", O_SWA_FULL },
+	{ "kv-unified", NULL, "one KV cache shared by the --parallel sequences (llama.cpp --kv-unified)", O_KV_UNIFIED },
 	{ "format", "F", "table, json, csv or markdown (default table)", O_FORMAT },
 	{ "revision", "R", "Hugging Face revision: branch, tag or commit (default main)", O_REVISION },
 	{ "header-only", NULL, "accept a file cut after its header (tensor data missing)", O_HEADER_ONLY },
@@ -28,11 +38,12 @@ static const cli_opt inspect_opts[] = {
 };
 
 static const char inspect_usage[] =
-	"clefrun inspect SOURCE [--ctx N] [--kv-type T] [--format F] [--revision R] [--header-only]\n"
-	"                       [--no-cache | --offline]";
+	"clefrun inspect SOURCE [--ctx N] [--kv-type T] [--flash-attn MODE] [--ubatch N] [--parallel N]\n"
+	"                       [--format F] [--revision R] [--header-only] [--no-cache | --offline]";
 static const char inspect_summary[] =
 	"Read a GGUF header: architecture, parameters, exact tensor bytes by type, the metadata\n"
-	"that sizes memory, and weights + KV cache + state at --ctx. SOURCE is a path, an\n"
+	"that sizes memory, and weights + KV cache + state + compute and output buffers (one\n"
+	"backend, no runtime overhead) at --ctx. SOURCE is a path, an\n"
 	"http(s) URL, hf:OWNER/REPO/FILE.gguf, hf:OWNER/REPO:QUANT, or hf:OWNER/REPO (lists\n"
 	"the repository's GGUF files). HF_ENDPOINT, HF_TOKEN and HF_HOME are honoured, and\n"
 	"the proxies of http_proxy, https_proxy and no_proxy. Remote headers are cached.";
@@ -41,7 +52,9 @@ typedef struct inspect_cfg {
 	const char *source;
 	unsigned ctx;
 	bool ctx_given;
-	cr_kv_type kv;
+	cr_kv_type kv, kv_v;
+	cr_flash_attn fa;
+	cr_estimate_opts opts;  /* ubatch, parallel, swa_full, kv_unified */
 	cli_format fmt;
 	cli_source_opts so;
 } inspect_cfg;
@@ -73,6 +86,33 @@ static int parse_args(inspect_cfg *c, int argc, char **argv)
 		case O_KV:
 			if (cli_parse_kv_type("--kv-type", v, &c->kv))
 				return EXIT_USAGE;
+			c->kv_v = c->kv;
+			break;
+		case O_KV_K:
+			if (cli_parse_kv_type("--kv-type-k", v, &c->kv))
+				return EXIT_USAGE;
+			break;
+		case O_KV_V:
+			if (cli_parse_kv_type("--kv-type-v", v, &c->kv_v))
+				return EXIT_USAGE;
+			break;
+		case O_FA:
+			if (cli_parse_flash_attn(v, &c->fa))
+				return EXIT_USAGE;
+			break;
+		case O_UBATCH:
+			if (cli_parse_u32("--ubatch", v, 1, 65536, &c->opts.n_ubatch))
+				return EXIT_USAGE;
+			break;
+		case O_PARALLEL:
+			if (cli_parse_u32("--parallel", v, 1, 4096, &c->opts.n_seq))
+				return EXIT_USAGE;
+			break;
+		case O_SWA_FULL:
+			c->opts.swa_full = true;
+			break;
+		case O_KV_UNIFIED:
+			c->opts.kv_unified = true;
 			break;
 		case O_FORMAT:
 			if (cli_parse_format(v, &c->fmt))
@@ -193,28 +233,51 @@ static int inspect_repo(const inspect_cfg *c)
 
 typedef struct mem {
 	uint32_t ctx;
-	uint64_t weights, kv, state, per_token;
+	uint64_t weights, kv, state, per_token, compute, output;
+	bool flash_attn;
+	char fa_why[160];
 } mem;
 
-static void memory_at(const cr_gguf_model *gm, const inspect_cfg *c, mem *out)
+/* The memory breakdown for one backend holding everything (a CPU-only
+ * rig large enough never to limit): compute and output buffers included,
+ * runtime overhead not (it belongs to a rig). Prints the estimator's
+ * error (a quantized V cache without flash attention) and returns it. */
+static int memory_at(const cr_gguf_model *gm, const inspect_cfg *c, mem *out)
 {
-	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_estimate_opts o = c->opts;
 	cr_quant none;
+	cr_rig one;
+	cr_estimate e;
+	cr_error err = { 0, "" };
 	uint64_t a, b;
+	int rc;
 
 	memset(&none, 0, sizeof(none));
+	if ((rc = cr_rig_parse_spec("custom:mem_gb=65536,bw_gbs=100,backend=cpu", &one, &err)))
+		return rc;
+	out->flash_attn = cr_estimate_resolve_flash_attn(&gm->model, &one, c->fa, out->fa_why,
+							 sizeof(out->fa_why));
 	o.n_ctx = out->ctx;
-	o.type_k = o.type_v = c->kv;
+	o.type_k = c->kv;
+	o.type_v = c->kv_v;
+	o.flash_attn = out->flash_attn;
 	o.weights_bytes = gm->weights_bytes;
-	out->weights = cr_estimate_weights_bytes(&gm->model, &none, &o);
-	out->kv = cr_estimate_kv_bytes(&gm->model, &o);
-	out->state = cr_estimate_state_bytes(&gm->model, &o);
+	if ((rc = cr_estimate_run(&gm->model, &none, &one, &o, &e, &err))) {
+		fprintf(stderr, "clefrun: %s\n", err.message);
+		return rc;
+	}
+	out->weights = e.memory.weights_bytes;
+	out->kv = e.memory.kv_bytes;
+	out->state = e.memory.state_bytes;
+	out->compute = e.memory.compute_bytes;
+	out->output = e.memory.output_bytes;
 	/* Growth per token past every sliding window: full-attention layers only. */
 	o.n_ctx = 1u << 24;
 	a = cr_estimate_kv_bytes(&gm->model, &o);
 	o.n_ctx += 256;
 	b = cr_estimate_kv_bytes(&gm->model, &o);
 	out->per_token = (b - a) / 256;
+	return CR_OK;
 }
 
 /* "F" full, "S" sliding, "L" linear/recurrent, "-" no KV: one letter a layer. */
@@ -481,11 +544,17 @@ static int print_json(const inspect_cfg *c, const cli_gguf *g, const cr_gguf_mod
 	o = cJSON_AddObjectToObject(root, "memory");
 	cJSON_AddNumberToObject(o, "context", mm->ctx);
 	cJSON_AddStringToObject(o, "kv_type", cr_kv_type_name(c->kv));
+	cJSON_AddStringToObject(o, "kv_type_v", cr_kv_type_name(c->kv_v));
+	cJSON_AddBoolToObject(o, "flash_attn", mm->flash_attn);
+	cJSON_AddStringToObject(o, "flash_attn_reason", mm->fa_why);
 	cJSON_AddNumberToObject(o, "weights_bytes", (double)mm->weights);
 	cJSON_AddNumberToObject(o, "kv_bytes", (double)mm->kv);
 	cJSON_AddNumberToObject(o, "kv_bytes_per_token", (double)mm->per_token);
 	cJSON_AddNumberToObject(o, "state_bytes", (double)mm->state);
-	cJSON_AddNumberToObject(o, "total_bytes", (double)(mm->weights + mm->kv + mm->state));
+	cJSON_AddNumberToObject(o, "compute_bytes", (double)mm->compute);
+	cJSON_AddNumberToObject(o, "output_bytes", (double)mm->output);
+	cJSON_AddNumberToObject(o, "total_bytes",
+				(double)(mm->weights + mm->kv + mm->state + mm->compute + mm->output));
 
 	md = cJSON_AddObjectToObject(root, "metadata");
 	for (size_t i = 0; i < cr_gguf_kv_count(g->parts[0]); i++) {
@@ -537,7 +606,10 @@ static int print_text(const inspect_cfg *c, const cli_gguf *g, const cr_gguf_mod
 		row(&r, "memory.kv_bytes", "%" PRIu64, mm->kv);
 		row(&r, "memory.kv_bytes_per_token", "%" PRIu64, mm->per_token);
 		row(&r, "memory.state_bytes", "%" PRIu64, mm->state);
-		row(&r, "memory.total_bytes", "%" PRIu64, mm->weights + mm->kv + mm->state);
+		row(&r, "memory.compute_bytes", "%" PRIu64, mm->compute);
+		row(&r, "memory.output_bytes", "%" PRIu64, mm->output);
+		row(&r, "memory.total_bytes", "%" PRIu64,
+		    mm->weights + mm->kv + mm->state + mm->compute + mm->output);
 		metadata_rows(&r, g->parts[0]);
 		cli_table_render(&t, FMT_CSV, stdout);
 		cli_table_free(&t);
@@ -572,9 +644,10 @@ static int print_text(const inspect_cfg *c, const cli_gguf *g, const cr_gguf_mod
 	if (cli_quiet())
 		printf("\n");
 	else
-		printf("\nMemory at a context of %u tokens, KV %s, one sequence (llama.cpp; compute buffers\n"
-		       "and runtime overhead depend on the rig: see 'clefrun check --model %s'):\n\n",
-		       mm->ctx, cr_kv_type_name(c->kv), c->source);
+		printf("\nMemory at a context of %u tokens, KV %s, %u sequence(s), on one backend (llama.cpp;\n"
+		       "%s; the runtime overhead and the split over devices depend on the rig:\n"
+		       "see 'clefrun check --model %s'):\n\n",
+		       mm->ctx, cr_kv_type_name(c->kv), c->opts.n_seq, mm->fa_why, c->source);
 	cli_table_init(&t, 3, mem_hdr, mem_right);
 	{
 		const char *cells[3];
@@ -598,7 +671,17 @@ static int print_text(const inspect_cfg *c, const cli_gguf *g, const cr_gguf_mod
 			cells[2] = "fixed, per sequence";
 			cli_table_add(&t, cells);
 		}
-		fmt_bytes(y, sizeof(y), mm->weights + mm->kv + mm->state);
+		fmt_bytes(x, sizeof(x), mm->compute);
+		cells[0] = "compute buffer";
+		cells[1] = x;
+		cells[2] = "one backend";
+		cli_table_add(&t, cells);
+		fmt_bytes(x, sizeof(x), mm->output);
+		cells[0] = "output buffer";
+		cells[1] = x;
+		cells[2] = "logits, host";
+		cli_table_add(&t, cells);
+		fmt_bytes(y, sizeof(y), mm->weights + mm->kv + mm->state + mm->compute + mm->output);
 		cells[0] = "total";
 		cells[1] = y;
 		cells[2] = "";
@@ -631,7 +714,13 @@ int cmd_inspect(const cli_globals *g0, int argc, char **argv)
 
 	(void)g0;
 	memset(&c, 0, sizeof(c));
-	c.kv = CR_KV_F16;
+	c.kv = c.kv_v = CR_KV_F16;
+	c.fa = CR_FA_AUTO;
+	{
+		cr_estimate_opts init = CR_ESTIMATE_OPTS_INIT;
+
+		c.opts = init;
+	}
 	rc = parse_args(&c, argc, argv);
 	if (rc)
 		return rc < 0 ? EXIT_OK_ : rc;
@@ -673,7 +762,10 @@ int cmd_inspect(const cli_globals *g0, int argc, char **argv)
 		goto out;
 	}
 	mm.ctx = c.ctx_given ? c.ctx : (gm->model.context_max < CR_DEFAULT_CTX ? gm->model.context_max : CR_DEFAULT_CTX);
-	memory_at(gm, &c, &mm);
+	if ((rc = memory_at(gm, &c, &mm))) {
+		rc = cli_exit_for_status(rc);
+		goto out;
+	}
 	sum_types(g, ts);
 	rc = c.fmt == FMT_JSON ? print_json(&c, g, gm, &mm, ts) : print_text(&c, g, gm, &mm, ts);
 out:

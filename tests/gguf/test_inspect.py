@@ -240,7 +240,9 @@ try:
         open(log, "w").close()
         rc, out, err = run("http://models.example.invalid/files/tiny-llama.gguf", "--no-cache",
                            env={"http_proxy": base})
-        lines = log_lines()
+        # The server logs a request after answering it, so the line of the
+        # previous case may land after the truncation above: leave it out.
+        lines = [x for x in log_lines() if not x["path"].startswith("/norange/")]
         check("http_proxy honoured", rc == 0 and [x["host"] for x in lines] == ["models.example.invalid"],
               (err, lines))
 
