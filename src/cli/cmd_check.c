@@ -520,6 +520,8 @@ static int render(const check_cfg *c, const cr_model *m, const row *rows, int n)
 	bool unreleased = false;
 	cli_table t;
 
+	if (n < 1)
+		return EXIT_USAGE;
 	if (c->fmt == FMT_JSON)
 		return print_json(c, m, rows, n);
 	if (c->fmt == FMT_CSV) {
@@ -776,6 +778,11 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 		for (size_t i = 0; i < cr_catalog_rig_count(cat) && nr < MAX_RIGS; i++)
 			if (cr_catalog_rig_at(cat, i)->reference)
 				rigs[nr++] = cr_catalog_rig_at(cat, i);
+	}
+	if (!nr || !nv) { /* every path above yields rows; say so if one ever does not */
+		fprintf(stderr, "clefrun check: no rig or no quant to estimate\n");
+		rc = EXIT_USAGE;
+		goto out;
 	}
 	rows = calloc((size_t)nr * (size_t)nv, sizeof(row));
 	if (!rows) {

@@ -36,10 +36,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	(void)cr_hf_file_url(s, "owner/repo", s, s, url, sizeof(url), &err);
 	(void)cr_hf_tree_url("https://huggingface.co", "owner/repo", s, url, sizeof(url), &err);
 	if (cr_gguf_split_parse(s, &plen, &no, &count)) {
-		FUZZ_CHECK(plen <= size && no >= 1 && no <= count);
+		size_t n = strlen(s); /* the input may hold NUL bytes */
+
+		FUZZ_CHECK(plen <= n && no >= 1 && no <= count);
 		for (uint32_t k = 1; k <= count && k <= 3; k++)
 			if (cr_gguf_split_name(s, k, name, sizeof(name), &err) == 0)
-				FUZZ_CHECK(strlen(name) == size);
+				FUZZ_CHECK(strlen(name) == n);
 		(void)cr_gguf_split_name(s, count + 1, name, sizeof(name), &err);
 		(void)cr_gguf_split_name(s, 1, name, 8, &err);
 	}
