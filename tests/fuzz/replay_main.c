@@ -4,8 +4,10 @@
  * on every regular file of every directory named (sorted, dot files
  * skipped). This is how ctest replays the corpora with gcc; a crash, a
  * sanitizer report (CLEFRUN_SANITIZE) or a failed FUZZ_CHECK fails the test.
- * Exit status: 0 when at least one input ran; 1 when none did or a path
- * could not be read.
+ * Arguments that start with '-' are libFuzzer flags (ctest passes -runs=0
+ * so that the same command line works with a libFuzzer build) and are
+ * ignored. Exit status: 0 when at least one input ran; 1 when none did or a
+ * path could not be read.
  */
 #include <dirent.h>
 #include <stdint.h>
@@ -137,6 +139,8 @@ int main(int argc, char **argv)
 		struct stat st;
 		int n;
 
+		if (argv[i][0] == '-')
+			continue;
 		if (stat(argv[i], &st) != 0) {
 			perror(argv[i]);
 			return 1;

@@ -188,6 +188,22 @@ BROKEN_RIGS = {
 }
 
 
+def no_reference_catalog():
+    """data/*.json with one model and every rig's "reference" false."""
+    files = {}
+    for name in ("models", "quants", "rigs"):
+        with open(os.path.join(ROOT, "data", name + ".json"), encoding="utf-8") as f:
+            doc = json.load(f)
+        if name == "models":
+            doc["models"] = [dict(m) for m in doc["models"] if m["id"] == "llama-3.1-8b"]
+            doc["models"][0].pop("backbone", None)
+        if name == "rigs":
+            for r in doc["rigs"]:
+                r["reference"] = False
+        files["cat/%s.json" % name] = json.dumps(doc).encode("utf-8")
+    return files
+
+
 def extra_rows():
     out = []
     for what, value in (("empty", ""), ("dash", "-"), ("missing-file", "{tmp}/none.gguf"),
@@ -204,6 +220,14 @@ def extra_rows():
         out.append(("rig add NAME " + what, ["rig", "add", value, "--mem-gb", "24", "--bw-gbs", "1000"]))
         out.append(("rig show NAME " + what, ["rig", "show", value]))
         out.append(("rig rm NAME " + what, ["rig", "rm", value]))
+    # A catalog that marks no rig as a reference rig: the commands whose
+    # default is "the reference rigs" must say so, not estimate nothing.
+    cat = no_reference_catalog()
+    for cmd in (["check", "--model", "llama-3.1-8b"],
+                ["report", "--model", "llama-3.1-8b", "-o", "{tmp}/r.html"],
+                ["chart", "--model", "llama-3.1-8b", "-o", "{tmp}/c.svg"]):
+        out.append(("catalog without reference rigs: " + cmd[0], ["--catalog", "{tmp}/cat"] + cmd,
+                    {"files": cat}))
     for what, text in BROKEN_RIGS.items():
         files = {"config/clefrun/rigs.json": text}
         for cmd in (["rig", "list"], ["rig", "add", "box2", "--mem-gb", "8", "--bw-gbs", "100"],
@@ -220,7 +244,7 @@ def run(binary, args, wrapper, setup=None):
         for rel, text in setup.get("files", {}).items():
             os.makedirs(os.path.dirname(os.path.join(tmp, rel)), exist_ok=True)
             with open(os.path.join(tmp, rel), "wb") as f:
-                f.write(text.encode("latin-1"))
+                f.write(text if isinstance(text, bytes) else text.encode("latin-1"))
         argv = [a.replace("{tmp}", tmp).replace("{root}", ROOT) for a in args]
         vg_log = None
         prefix = []
