@@ -68,6 +68,7 @@ typedef struct cr_http_opts {
 	uint64_t first_range_bytes; /**< size of the range requested when opening */
 	uint64_t max_total_bytes;   /**< cap on all bytes received over the source's life */
 	const char *user_agent;     /**< NULL: "clefrun/VERSION" */
+	long max_time_s;            /**< cap on one request's whole duration (a slow drip just above low_speed_bps) */
 } cr_http_opts;
 
 /** Default first range: the GGUF reader's first read (gguf.h). */
@@ -75,7 +76,7 @@ typedef struct cr_http_opts {
 /** Default cap: the GGUF header limit (64 MiB) plus one first range. */
 #define CR_HTTP_MAX_TOTAL ((64ull << 20) + CR_HTTP_FIRST_RANGE)
 
-#define CR_HTTP_OPTS_INIT { NULL, 10, 20, 1024, 5, CR_HTTP_FIRST_RANGE, CR_HTTP_MAX_TOTAL, NULL }
+#define CR_HTTP_OPTS_INIT { NULL, 10, 20, 1024, 5, CR_HTTP_FIRST_RANGE, CR_HTTP_MAX_TOTAL, NULL, 300 }
 
 /**
  * Open an http:// or https:// URL as a source: one Range request for the

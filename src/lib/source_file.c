@@ -65,7 +65,9 @@ int cr_source_open_file(const char *path, cr_source **out, cr_error *err)
 		cr_source_free(s);
 		return cr_seterr(err, CR_ERR_NOMEM, "%s: out of memory", path);
 	}
-	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer; the fstat
+	 * below refuses anything but a regular file, whose reads never block. */
+	f->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	s->impl = f;
 	if (f->fd < 0) {
 		rc = cr_seterr(err, CR_ERR_IO, "%s: %s", path, strerror(errno));

@@ -429,6 +429,9 @@ static int curl_error(const char *name, CURLcode cc, const char *detail, const h
 		if (connect_s <= 0.0)
 			snprintf(what, sizeof(what), "timed out connecting (no answer within %ld s)",
 				 h->o.connect_timeout_s);
+		else if (detail && !strstr(detail, "too slow") && h->o.max_time_s > 0)
+			snprintf(what, sizeof(what), "timed out (a request may take at most %ld s)",
+				 h->o.max_time_s);
 		else
 			snprintf(what, sizeof(what), "timed out (less than %ld bytes/s for %ld s)",
 				 h->o.low_speed_bps, h->o.low_speed_time_s);
@@ -507,6 +510,9 @@ static int perform(cr_source *src, http_impl *h, const char *url, bool send_toke
 	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
 #endif
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, h->o.connect_timeout_s);
+	/* The low-speed floor alone lets a server drip just above it for hours. */
+	if (h->o.max_time_s > 0)
+		curl_easy_setopt(c, CURLOPT_TIMEOUT, h->o.max_time_s);
 	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, h->o.low_speed_bps);
 	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, h->o.low_speed_time_s);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);

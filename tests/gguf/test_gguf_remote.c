@@ -252,6 +252,22 @@ static void test_slow_drip_times_out(void **state)
 	assert_string_equal(err.message, want);
 }
 
+/* A drip just above the low-speed floor is still cut off: a request may
+ * last at most max_time_s (here 2 s; the floor is set to 1 byte/s). */
+static void test_request_time_cap(void **state)
+{
+	cr_http_opts o = CR_HTTP_OPTS_INIT;
+	cr_error err = { 0, "" };
+	char want[512];
+
+	(void)state;
+	o.low_speed_bps = 1;
+	o.max_time_s = 2;
+	assert_int_equal(load("/slow/tiny-llama.gguf", &o, NULL, &err, NULL), CR_ERR_IO);
+	snprintf(want, sizeof(want), "%s/slow/tiny-llama.gguf: timed out (a request may take at most 2 s)", base);
+	assert_string_equal(err.message, want);
+}
+
 static void test_tls_failure(void **state)
 {
 	cr_error err = { 0, "" };
@@ -518,6 +534,7 @@ int main(void)
 		cmocka_unit_test(test_wrong_content_range),
 		cmocka_unit_test(test_truncated_body),
 		cmocka_unit_test(test_slow_drip_times_out),
+		cmocka_unit_test(test_request_time_cap),
 		cmocka_unit_test(test_tls_failure),
 		cmocka_unit_test(test_proxy_from_environment),
 		cmocka_unit_test(test_file_changed_between_requests),
