@@ -33,6 +33,8 @@ typedef struct cr_file_chunk {
  * The directory must exist. @p mode is the permission bits for the new file
  * before the umask (0666 for a document to publish), or
  * CR_FILE_MODE_PRIVATE.
+ * Temporaries of this target left by writers killed more than a minute ago
+ * are removed first.
  * @return 0; CR_ERR_IO with a message naming the path and the failed step.
  *   On failure the target is untouched and no temporary file is left.
  */

@@ -1,8 +1,10 @@
 /* Atomic file replacement (include/clefrun/file.h). */
 #include "clefrun/file.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -49,6 +51,35 @@ static char *dir_of(const char *path)
 	return dir;
 }
 
+/* A writer killed between mkstemp and rename leaves its temporary behind.
+ * Remove this target's temporaries (".NAME.tmp-XXXXXX") that are over a
+ * minute old: a live writer's is younger (a write takes milliseconds), and
+ * other files are never touched. Best effort: failures change nothing. */
+static void remove_stale_temporaries(const char *dir, const char *base)
+{
+	size_t blen = strlen(base);
+	time_t now = time(NULL);
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		const char *n = de->d_name;
+		char full[4096];
+		struct stat st;
+
+		if (n[0] != '.' || strncmp(n + 1, base, blen) != 0 || strncmp(n + 1 + blen, ".tmp-", 5) != 0 ||
+		    strlen(n + 1 + blen + 5) != 6)
+			continue;
+		if ((size_t)snprintf(full, sizeof(full), "%s/%s", dir, n) >= sizeof(full))
+			continue;
+		if (lstat(full, &st) == 0 && S_ISREG(st.st_mode) && now - st.st_mtime > 60)
+			unlink(full);
+	}
+	closedir(d);
+}
+
 int cr_file_write_atomic(const char *path, const cr_file_chunk *chunks, size_t n_chunks, int mode,
 			 cr_error *err)
 {
@@ -66,6 +97,7 @@ int cr_file_write_atomic(const char *path, const cr_file_chunk *chunks, size_t n
 	/* DIR/.NAME.tmp-XXXXXX: hidden, so that listings of the directory
 	 * (a cache, a config folder) do not see a half-written file. */
 	base = base ? base + 1 : path;
+	remove_stale_temporaries(dir, base);
 	memcpy(tmp, path, (size_t)(base - path));
 	tmp[base - path] = '.';
 	memcpy(tmp + (base - path) + 1, base, strlen(base));
