@@ -241,3 +241,19 @@ int cli_parse_require(const char *s, cr_tier *out)
 	fprintf(stderr, "clefrun: --require: expected fast, ok, slow or tight, got '%s'\n", s);
 	return -1;
 }
+
+int cli_memory_option(int id, const char *v, cr_estimate_opts *o)
+{
+	switch (id) {
+	case CLI_OPT_UBATCH:
+		return cli_parse_u32("--ubatch", v, 1, 65536, &o->n_ubatch);
+	case CLI_OPT_PARALLEL:
+		return cli_parse_u32("--parallel", v, 1, 4096, &o->n_seq);
+	case CLI_OPT_SWA_FULL:
+		o->swa_full = true;
+		return 0;
+	default:
+		o->kv_unified = true;
+		return 0;
+	}
+}

@@ -77,6 +77,20 @@ int cli_parse_flash_attn(const char *s, cr_flash_attn *out);
 int cli_parse_workload(const char *s, cr_workload *out);
 int cli_parse_require(const char *s, cr_tier *out); /* fast, ok, slow or tight */
 
+/* The options that size llama.cpp's memory the same way in every command
+ * (check, inspect): table entries and one handler. */
+enum { CLI_OPT_UBATCH = 900, CLI_OPT_PARALLEL, CLI_OPT_SWA_FULL, CLI_OPT_KV_UNIFIED };
+#define CLI_MEMORY_OPTS                                                                                  \
+	{ "ubatch", "N", "physical batch size, llama.cpp -ub (default 512)", CLI_OPT_UBATCH },             \
+	{ "parallel", "N", "parallel sequences sharing the context, llama.cpp -np (default 1)",           \
+	  CLI_OPT_PARALLEL },                                                                            \
+	{ "swa-full", NULL, "sliding-window layers keep the whole context (llama.cpp --swa-full)",        \
+	  CLI_OPT_SWA_FULL },                                                                            \
+	{ "kv-unified", NULL, "one KV cache shared by the --parallel sequences (llama.cpp --kv-unified)", \
+	  CLI_OPT_KV_UNIFIED }
+/* Apply one of those options to *o; 0, or -1 after printing a bad value. */
+int cli_memory_option(int id, const char *v, cr_estimate_opts *o);
+
 /* Strict numbers: whole string, in range; message names the option. */
 int cli_parse_u32(const char *opt, const char *s, unsigned long lo, unsigned long hi,
 		  unsigned *out);

@@ -19,8 +19,8 @@
 
 enum {
 	O_MODEL = 1, O_QUANT, O_RIG, O_CTX, O_KV, O_KV_K, O_KV_V, O_PROMPT, O_DEPTH, O_FORMAT,
-	O_REQUIRE, O_CATALOG, O_UBATCH, O_PARALLEL, O_FA, O_SWA_FULL, O_SPLIT, O_GPU_LAYERS,
-	O_CPU_MOE, O_WORKLOAD, O_ENGINE, O_EXPLAIN, O_BEST_QUANT, O_REVISION, O_HEADER_ONLY, O_KV_UNIFIED,
+	O_REQUIRE, O_CATALOG, O_FA, O_SPLIT, O_GPU_LAYERS,
+	O_CPU_MOE, O_WORKLOAD, O_ENGINE, O_EXPLAIN, O_BEST_QUANT, O_REVISION, O_HEADER_ONLY,
 	O_NO_CACHE, O_OFFLINE
 };
 
@@ -37,10 +37,7 @@ static const cli_opt check_opts[] = {
 	{ "kv-type-k", "T", "K cache type only", O_KV_K },
 	{ "kv-type-v", "T", "V cache type only (quantized needs flash attention)", O_KV_V },
 	{ "flash-attn", "MODE", "on, off or auto (default auto, resolved as llama.cpp does)", O_FA },
-	{ "ubatch", "N", "physical batch size, llama.cpp -ub (default 512)", O_UBATCH },
-	{ "parallel", "N", "parallel sequences sharing the context, llama.cpp -np (default 1)", O_PARALLEL },
-	{ "swa-full", NULL, "sliding-window layers keep the whole context (llama.cpp --swa-full)", O_SWA_FULL },
-	{ "kv-unified", NULL, "one KV cache shared by the --parallel sequences (llama.cpp --kv-unified)", O_KV_UNIFIED },
+	CLI_MEMORY_OPTS,
 	{ "split", "MODE", "multi-GPU: layer (llama.cpp default) or tensor (tensor parallel)", O_SPLIT },
 	{ "gpu-layers", "N", "layers on the GPUs, the rest in system RAM (llama.cpp -ngl)", O_GPU_LAYERS },
 	{ "cpu-moe", NULL, "keep MoE expert weights in system RAM (llama.cpp --cpu-moe)", O_CPU_MOE },
@@ -157,19 +154,12 @@ static int parse_args(check_cfg *c, int argc, char **argv)
 			if (cli_parse_flash_attn(v, &c->fa))
 				return EXIT_USAGE;
 			break;
-		case O_UBATCH:
-			if (cli_parse_u32("--ubatch", v, 1, 65536, &c->opts.n_ubatch))
+		case CLI_OPT_UBATCH:
+		case CLI_OPT_PARALLEL:
+		case CLI_OPT_SWA_FULL:
+		case CLI_OPT_KV_UNIFIED:
+			if (cli_memory_option(id, v, &c->opts))
 				return EXIT_USAGE;
-			break;
-		case O_PARALLEL:
-			if (cli_parse_u32("--parallel", v, 1, 4096, &c->opts.n_seq))
-				return EXIT_USAGE;
-			break;
-		case O_SWA_FULL:
-			c->opts.swa_full = true;
-			break;
-		case O_KV_UNIFIED:
-			c->opts.kv_unified = true;
 			break;
 		case O_SPLIT:
 			if (strcmp(v, "layer") == 0)

@@ -16,7 +16,7 @@
 
 enum {
 	O_CTX = 1, O_KV, O_FORMAT, O_REVISION, O_HEADER_ONLY, O_NO_CACHE, O_OFFLINE, O_KV_K, O_KV_V,
-	O_FA, O_UBATCH, O_PARALLEL, O_SWA_FULL, O_KV_UNIFIED
+	O_FA
 };
 
 static const cli_opt inspect_opts[] = {
@@ -25,10 +25,7 @@ static const cli_opt inspect_opts[] = {
 	{ "kv-type-k", "T", "K cache type only", O_KV_K },
 	{ "kv-type-v", "T", "V cache type only (quantized needs flash attention)", O_KV_V },
 	{ "flash-attn", "MODE", "on, off or auto (default auto, resolved as llama.cpp does)", O_FA },
-	{ "ubatch", "N", "physical batch size, llama.cpp -ub (default 512)", O_UBATCH },
-	{ "parallel", "N", "parallel sequences sharing the context, llama.cpp -np (default 1)", O_PARALLEL },
-	{ "swa-full", NULL, "sliding-window layers keep the whole context (llama.cpp --swa-full)", O_SWA_FULL },
-	{ "kv-unified", NULL, "one KV cache shared by the --parallel sequences (llama.cpp --kv-unified)", O_KV_UNIFIED },
+	CLI_MEMORY_OPTS,
 	{ "format", "F", "table, json, csv or markdown (default table)", O_FORMAT },
 	{ "revision", "R", "Hugging Face revision: branch, tag or commit (default main)", O_REVISION },
 	{ "header-only", NULL, "accept a file cut after its header (tensor data missing)", O_HEADER_ONLY },
@@ -100,19 +97,12 @@ static int parse_args(inspect_cfg *c, int argc, char **argv)
 			if (cli_parse_flash_attn(v, &c->fa))
 				return EXIT_USAGE;
 			break;
-		case O_UBATCH:
-			if (cli_parse_u32("--ubatch", v, 1, 65536, &c->opts.n_ubatch))
+		case CLI_OPT_UBATCH:
+		case CLI_OPT_PARALLEL:
+		case CLI_OPT_SWA_FULL:
+		case CLI_OPT_KV_UNIFIED:
+			if (cli_memory_option(id, v, &c->opts))
 				return EXIT_USAGE;
-			break;
-		case O_PARALLEL:
-			if (cli_parse_u32("--parallel", v, 1, 4096, &c->opts.n_seq))
-				return EXIT_USAGE;
-			break;
-		case O_SWA_FULL:
-			c->opts.swa_full = true;
-			break;
-		case O_KV_UNIFIED:
-			c->opts.kv_unified = true;
 			break;
 		case O_FORMAT:
 			if (cli_parse_format(v, &c->fmt))
