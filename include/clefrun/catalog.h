@@ -107,6 +107,28 @@ typedef enum cr_mem_kind {
 	CR_MEM_KIND_COUNT
 } cr_mem_kind;
 
+/** Memory technology of a device: the speed model's achievable share of
+ *  peak bandwidth depends on it (docs/accuracy.md). */
+typedef enum cr_mem_type {
+	CR_MEMTYPE_AUTO = 0, /**< from the kind: discrete GDDR, unified LPDDR, system DDR */
+	CR_MEMTYPE_HBM,
+	CR_MEMTYPE_GDDR,
+	CR_MEMTYPE_LPDDR,
+	CR_MEMTYPE_DDR,
+	CR_MEMTYPE_COUNT
+} cr_mem_type;
+
+/** Who makes the device (the Vulkan backend runs on all of them). */
+typedef enum cr_vendor {
+	CR_VENDOR_AUTO = 0, /**< from the backend: cuda NVIDIA, rocm AMD, metal Apple, else other */
+	CR_VENDOR_NVIDIA,
+	CR_VENDOR_AMD,
+	CR_VENDOR_APPLE,
+	CR_VENDOR_INTEL,
+	CR_VENDOR_OTHER,
+	CR_VENDOR_COUNT
+} cr_vendor;
+
 /** A group of identical devices within a rig. */
 typedef struct cr_device {
 	char name[CR_NAME_MAX];
@@ -117,6 +139,8 @@ typedef struct cr_device {
 	cr_backend backend;
 	cr_mem_kind kind;
 	double usable_fraction;   /**< share usable by the runtime, (0, 1] */
+	cr_mem_type mem_type;     /**< AUTO (0) unless the catalog states it */
+	cr_vendor vendor;         /**< AUTO (0) unless the catalog states it */
 } cr_device;
 
 /** A machine: one or more device groups. */
@@ -219,6 +243,16 @@ const char *cr_catalog_sha256(void);
 /** Names of enums as the JSON files spell them ("cuda", "discrete", ...). */
 const char *cr_backend_name(cr_backend b);
 const char *cr_mem_kind_name(cr_mem_kind k);
+/** "hbm", "gddr", "lpddr", "ddr" ("auto" for AUTO); "?" out of range. */
+const char *cr_mem_type_name(cr_mem_type t);
+/** "nvidia", "amd", "apple", "intel", "other" ("auto" for AUTO); "?" out of range. */
+const char *cr_vendor_name(cr_vendor v);
+/** Parse the names above (not "auto"). @return 0, or CR_ERR_INVALID. */
+int cr_mem_type_parse(const char *s, cr_mem_type *out);
+int cr_vendor_parse(const char *s, cr_vendor *out);
+/** The device's memory type and vendor with AUTO resolved (see the enums). */
+cr_mem_type cr_device_mem_type(const cr_device *d);
+cr_vendor cr_device_vendor(const cr_device *d);
 
 /** Parse those names; return 0 or CR_ERR_INVALID. */
 int cr_backend_parse(const char *s, cr_backend *out);

@@ -143,9 +143,19 @@ typedef struct cr_estimate {
 	uint32_t gpu_layers;       /**< repeating layers on accelerators */
 	uint64_t free_bytes;       /**< usable memory left on the tier that limits */
 	double decode_tokens_per_s;  /**< at `decode_depth`; 0 if it does not fit */
-	double decode_tokens_per_s_low;  /**< calibration spread: 10th percentile of measured ÷ predicted */
+	double decode_tokens_per_s_low;  /**< out-of-sample 10th percentile of measured ÷ predicted */
 	double decode_tokens_per_s_high; /**< 90th percentile */
 	double prefill_tokens_per_s; /**< 0 if unknown (no TFLOPS figure) or no fit */
+	double prefill_tokens_per_s_low;  /**< out-of-sample 10th percentile of measured ÷ predicted */
+	double prefill_tokens_per_s_high; /**< 90th percentile */
+	uint32_t prefill_depth;      /**< cached tokens before the prompt (opts.depth, within the context) */
+	double decode_fixed_s;       /**< per-layer and compute part of one decode step, seconds */
+	/** Why the speed figures are extrapolated ("" when measured rows cover
+	 *  this backend, memory type, vendor, model kind, size and context). */
+	char decode_note[112];
+	char prefill_note[112];
+	double decode_error_pct;     /**< the backend's leave-one-source-out median error, percent */
+	double prefill_error_pct;
 	double time_to_decision_s;   /**< prefill of prompt_tokens; 0 if unknown */
 	uint32_t decode_depth;       /**< depth used for decode */
 	uint32_t prompt_tokens;      /**< prompt used for time_to_decision_s */

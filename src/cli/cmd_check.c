@@ -286,7 +286,7 @@ static void print_heading(const check_cfg *c, const cr_model *m, const row *rows
 static void add_text_row(cli_table *t, const row *r)
 {
 	const cr_estimate *e = &r->est;
-	char mem[64], used[24], avail[24], kvs[24], maxc[16], dec[16], pre[16], ttd[16];
+	char mem[64], used[24], avail[24], kvs[24], maxc[16], rate[16], dec[20], pre[20], ttd[20];
 	char rig[CR_NAME_MAX + 4];
 	const char *cells[9];
 
@@ -295,11 +295,14 @@ static void add_text_row(cli_table *t, const row *r)
 	snprintf(mem, sizeof(mem), "%s / %s", used, avail);
 	cli_fmt_mem(kvs, sizeof(kvs), (double)(e->memory.kv_bytes + e->memory.state_bytes));
 	cli_fmt_ctx(maxc, sizeof(maxc), e->max_context);
-	cli_fmt_rate(dec, sizeof(dec), e->decode_tokens_per_s);
-	cli_fmt_rate(pre, sizeof(pre), e->prefill_tokens_per_s);
+	/* "~": extrapolated, no measured rows near this case (footnote). */
+	cli_fmt_rate(rate, sizeof(rate), e->decode_tokens_per_s);
+	snprintf(dec, sizeof(dec), "%s%s", e->decode_note[0] && e->decode_tokens_per_s > 0 ? "~" : "", rate);
+	cli_fmt_rate(rate, sizeof(rate), e->prefill_tokens_per_s);
+	snprintf(pre, sizeof(pre), "%s%s", e->prefill_note[0] && e->prefill_tokens_per_s > 0 ? "~" : "", rate);
 	if (e->time_to_decision_s > 0)
-		snprintf(ttd, sizeof(ttd), e->time_to_decision_s < 10 ? "%.2f s" : "%.0f s",
-			 e->time_to_decision_s);
+		snprintf(ttd, sizeof(ttd), e->time_to_decision_s < 10 ? "%s%.2f s" : "%s%.0f s",
+			 e->prefill_note[0] ? "~" : "", e->time_to_decision_s);
 	else
 		snprintf(ttd, sizeof(ttd), "-");
 	snprintf(rig, sizeof(rig), "%s%s", r->rig->id, r->rig->unreleased ? " *" : "");
@@ -396,6 +399,27 @@ static void add_rate(cJSON *o, const char *key, double v, double scale)
 		cJSON_AddNullToObject(o, key);
 }
 
+/* Whether measured rows back the speed figures, and the backend's
+ * out-of-sample error (docs/accuracy.md "Confidence"). */
+static cJSON *confidence_json(const cr_estimate *e)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddBoolToObject(o, "decode_calibrated", !e->decode_note[0]);
+	if (e->decode_note[0])
+		cJSON_AddStringToObject(o, "decode_extrapolated", e->decode_note);
+	else
+		cJSON_AddNullToObject(o, "decode_extrapolated");
+	cJSON_AddNumberToObject(o, "decode_error_pct", e->decode_error_pct);
+	cJSON_AddBoolToObject(o, "prefill_calibrated", !e->prefill_note[0]);
+	if (e->prefill_note[0])
+		cJSON_AddStringToObject(o, "prefill_extrapolated", e->prefill_note);
+	else
+		cJSON_AddNullToObject(o, "prefill_extrapolated");
+	cJSON_AddNumberToObject(o, "prefill_error_pct", e->prefill_error_pct);
+	return o;
+}
+
 static int print_json(const check_cfg *c, const cr_model *m, const row *rows, int n)
 {
 	cJSON *root = cJSON_CreateObject(), *res, *mo;
@@ -440,7 +464,11 @@ static int print_json(const check_cfg *c, const cr_model *m, const row *rows, in
 		add_rate(o, "decode_tokens_per_s_high", e->decode_tokens_per_s_high, 100);
 		cJSON_AddNumberToObject(o, "decode_depth", e->decode_depth);
 		add_rate(o, "prefill_tokens_per_s", e->prefill_tokens_per_s, 10);
+		add_rate(o, "prefill_tokens_per_s_low", e->prefill_tokens_per_s_low, 10);
+		add_rate(o, "prefill_tokens_per_s_high", e->prefill_tokens_per_s_high, 10);
+		cJSON_AddNumberToObject(o, "prefill_depth", e->prefill_depth);
 		add_rate(o, "time_to_decision_ms", e->time_to_decision_s * 1e3, 10);
+		cJSON_AddItemToObject(o, "speed_confidence", confidence_json(e));
 		cJSON_AddStringToObject(o, "basis", e->basis);
 		cJSON_AddStringToObject(o, "flash_attn_reason", rows[i].fa_why);
 		if (c->explain)
@@ -498,6 +526,21 @@ static cJSON *explain_json(const row *r)
 	return arr;
 }
 
+/* One line per distinct reason a figure is extrapolated. */
+static void print_extrapolated(const row *rows, int n, cli_format fmt)
+{
+	for (int k = 0; k < 2 * n; k++) {
+		const cr_estimate *e = &rows[k / 2].est;
+		const char *why = k % 2 ? e->prefill_note : e->decode_note;
+		bool seen = !why[0];
+
+		for (int j = 0; j < k && !seen; j++)
+			seen = strcmp(why, j % 2 ? rows[j / 2].est.prefill_note : rows[j / 2].est.decode_note) == 0;
+		if (!seen)
+			printf("%s extrapolated: %s.\n", fmt == FMT_MARKDOWN ? "\\~" : "~", why);
+	}
+}
+
 static int render(const check_cfg *c, const cr_model *m, const row *rows, int n)
 {
 	static const char *const text_hdr[] = { "RIG", "QUANT", "MEMORY / USABLE", "KV+STATE",
@@ -534,6 +577,7 @@ static int render(const check_cfg *c, const cr_model *m, const row *rows, int n)
 		       rows[0].est.decode_depth ? rows[0].est.decode_depth : rows[0].est.context,
 		       rows[0].est.prompt_tokens ? rows[0].est.prompt_tokens : CR_DEFAULT_PROMPT_TOKENS,
 		       rows[0].fa_why);
+		print_extrapolated(rows, n, c->fmt);
 		/* A line starting "* " would be a list item in Markdown. */
 		if (unreleased)
 			printf("%s hardware that does not exist as described (see 'clefrun rigs').\n",

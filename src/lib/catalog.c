@@ -67,6 +67,64 @@ int cr_mem_kind_parse(const char *s, cr_mem_kind *out)
 	return CR_ERR_INVALID;
 }
 
+static const char *const mem_type_names[CR_MEMTYPE_COUNT] = { "auto", "hbm", "gddr", "lpddr", "ddr" };
+static const char *const vendor_names[CR_VENDOR_COUNT] = { "auto", "nvidia", "amd", "apple", "intel",
+							    "other" };
+
+const char *cr_mem_type_name(cr_mem_type t)
+{
+	return (unsigned)t < CR_MEMTYPE_COUNT ? mem_type_names[t] : "?";
+}
+
+const char *cr_vendor_name(cr_vendor v)
+{
+	return (unsigned)v < CR_VENDOR_COUNT ? vendor_names[v] : "?";
+}
+
+int cr_mem_type_parse(const char *s, cr_mem_type *out)
+{
+	for (unsigned i = 1; s && i < CR_MEMTYPE_COUNT; i++)
+		if (strcmp(s, mem_type_names[i]) == 0) {
+			*out = (cr_mem_type)i;
+			return CR_OK;
+		}
+	return CR_ERR_INVALID;
+}
+
+int cr_vendor_parse(const char *s, cr_vendor *out)
+{
+	for (unsigned i = 1; s && i < CR_VENDOR_COUNT; i++)
+		if (strcmp(s, vendor_names[i]) == 0) {
+			*out = (cr_vendor)i;
+			return CR_OK;
+		}
+	return CR_ERR_INVALID;
+}
+
+cr_mem_type cr_device_mem_type(const cr_device *d)
+{
+	if (d->mem_type > CR_MEMTYPE_AUTO && d->mem_type < CR_MEMTYPE_COUNT)
+		return d->mem_type;
+	return d->kind == CR_MEM_DISCRETE ? CR_MEMTYPE_GDDR
+	       : d->kind == CR_MEM_UNIFIED ? CR_MEMTYPE_LPDDR : CR_MEMTYPE_DDR;
+}
+
+cr_vendor cr_device_vendor(const cr_device *d)
+{
+	if (d->vendor > CR_VENDOR_AUTO && d->vendor < CR_VENDOR_COUNT)
+		return d->vendor;
+	switch (d->backend) {
+	case CR_BACKEND_CUDA:
+		return CR_VENDOR_NVIDIA;
+	case CR_BACKEND_ROCM:
+		return CR_VENDOR_AMD;
+	case CR_BACKEND_METAL:
+		return CR_VENDOR_APPLE;
+	default:
+		return CR_VENDOR_OTHER;
+	}
+}
+
 /* ---- shared pieces ---------------------------------------------------- */
 
 static int read_sources(jr_ctx *c, const cJSON *obj, char (*dst)[CR_URL_MAX], unsigned *n)
@@ -186,10 +244,20 @@ static int parse_kind_v(const char *s, void *out)
 	return cr_mem_kind_parse(s, out);
 }
 
+static int parse_mem_type_v(const char *s, void *out)
+{
+	return cr_mem_type_parse(s, out);
+}
+
+static int parse_vendor_v(const char *s, void *out)
+{
+	return cr_vendor_parse(s, out);
+}
+
 static int read_device(jr_ctx *c, const cJSON *o, cr_device *d)
 {
 	static const char *const keys[] = { "name", "count", "memory_gib", "bandwidth_gbs",
-		"fp16_tflops", "backend", "kind", "usable_fraction", NULL };
+		"fp16_tflops", "backend", "kind", "usable_fraction", "memory", "vendor", NULL };
 	uint64_t count;
 	int rc;
 
@@ -207,6 +275,13 @@ static int read_device(jr_ctx *c, const cJSON *o, cr_device *d)
 		return rc;
 	d->count = (uint32_t)count;
 	d->usable_fraction = cr_default_usable_fraction(d->kind);
+	if (cJSON_HasObjectItem(o, "memory") &&
+	    (rc = read_enum(c, o, "memory", parse_mem_type_v, &d->mem_type, "hbm, gddr, lpddr, ddr")))
+		return rc;
+	if (cJSON_HasObjectItem(o, "vendor") &&
+	    (rc = read_enum(c, o, "vendor", parse_vendor_v, &d->vendor,
+			    "nvidia, amd, apple, intel, other")))
+		return rc;
 	return jr_opt_number(c, o, "usable_fraction", 0.01, 1.0, &d->usable_fraction);
 }
 

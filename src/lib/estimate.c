@@ -453,19 +453,33 @@ static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_op
 	 * the host buffers are already inside device_bytes. */
 }
 
-static const cr_speed_constants *speed_of(cr_backend b)
+/* ---- speed (docs/accuracy.md; constants in speed_constants.c) ------------ */
+
+static unsigned bk(cr_backend b)
 {
-	return &cr_speed_table[(unsigned)b < CR_BACKEND_COUNT ? b : CR_BACKEND_CPU];
+	return (unsigned)b < CR_BACKEND_COUNT ? (unsigned)b : CR_BACKEND_CPU;
 }
 
-/* The accelerator backend that sets the per-token latency (the first
- * accelerator group, else the CPU). */
-static const cr_speed_constants *primary(const cr_rig *r)
+/* The calibration's classes: a CPU-backend device is the DDR class and no
+ * vendor whatever its memory (the rows are CPU cores reading RAM). */
+static cr_mem_type speed_mem(const cr_device *d)
+{
+	return d->backend == CR_BACKEND_CPU ? CR_MEMTYPE_DDR : cr_device_mem_type(d);
+}
+
+static cr_vendor speed_vendor(const cr_device *d)
+{
+	return d->backend == CR_BACKEND_CPU ? CR_VENDOR_OTHER : cr_device_vendor(d);
+}
+
+/* The first accelerator group, else the first device: it sets the per-layer
+ * time and the calibration cell a row is judged against. */
+static const cr_device *primary(const cr_rig *r)
 {
 	for (unsigned g = 0; g < r->n_devices; g++)
 		if (r->devices[g].kind != CR_MEM_SYSTEM)
-			return speed_of(r->devices[g].backend);
-	return speed_of(CR_BACKEND_CPU);
+			return &r->devices[g];
+	return &r->devices[0];
 }
 
 static const cr_device *first_system(const cr_rig *r)
@@ -476,18 +490,46 @@ static const cr_device *first_system(const cr_rig *r)
 	return NULL;
 }
 
+/* Achievable share of the device's peak bandwidth. */
+static double bw_eff(const cr_device *d)
+{
+	cr_mem_type mt = speed_mem(d);
+	double e = cr_speed.decode_eff[mt] * cr_speed.backend_eff[bk(d->backend)] *
+		   cr_speed.cell_eff[bk(d->backend)][mt];
+
+	return e < 1 ? e : 1;
+}
+
+static double decode_rate(const cr_device *d)
+{
+	return bw_eff(d) * d->bandwidth_gbs * 1e9;
+}
+
+static double prefill_eff(const cr_device *d)
+{
+	double e = cr_speed.prefill_eff[bk(d->backend)] *
+		   cr_speed.prefill_cell[bk(d->backend)][speed_mem(d)];
+
+	return e < 1 ? e : 1;
+}
+
+static double prefill_rate(const cr_device *d)
+{
+	return prefill_eff(d) * d->fp16_tflops * 1e12;
+}
+
 /* Per-token time of tensor parallelism's all-reduces: two per layer
  * (after attention and after the FFN), each moving 2(n−1)/n × hidden × 2 B
  * per device over the link (ring all-reduce). */
 static double tp_comm_s(const cr_model *m, const cr_rig *r, unsigned n)
 {
-	double link = (r->interconnect_gbs > 0 ? r->interconnect_gbs : cr_tp_default_link_gbs) * 1e9;
+	double link = (r->interconnect_gbs > 0 ? r->interconnect_gbs : CR_TP_DEFAULT_LINK_GBS) * 1e9;
 	double msg = 2.0 * (n - 1) / n * m->hidden * 2.0;
 
-	return n > 1 ? 2.0 * m->n_layers * (cr_tp_allreduce_latency_s + msg / link) : 0;
+	return n > 1 ? 2.0 * m->n_layers * (CR_TP_ALLREDUCE_LATENCY_S + msg / link) : 0;
 }
 
-/* Time for `acc_bytes` read (or `acc_work` done) on the accelerators, given
+/* Time for `work` bytes read (or FLOPs done) on the accelerators, given
  * per-device rates: layer split runs the devices in turn (sum of shares),
  * tensor split at once (slowest share). `rate` returns bytes or FLOPs per
  * second of one device. */
@@ -511,117 +553,193 @@ static double acc_time(const cr_rig *r, const tiers *t, const cr_estimate_opts *
 	return o->split == CR_SPLIT_TENSOR ? slowest : total;
 }
 
-static double decode_rate(const cr_device *d)
+/* Routed-expert parameters a token uses (0 for a dense model). */
+static double active_expert_params(const cr_model *m)
 {
-	return speed_of(d->backend)->decode_eff * d->bandwidth_gbs * 1e9;
-}
-
-static double prefill_rate(const cr_device *d)
-{
-	return speed_of(d->backend)->prefill_eff * d->fp16_tflops * 1e12;
-}
-
-/* Per-parameter prefill time beyond the FLOPs (docs/accuracy.md), as a rate
- * of "parameters per second" so that acc_time() can split it like work. */
-static double prefill_param_rate(const cr_device *d)
-{
-	double c = speed_of(d->backend)->prefill_param_s;
-
-	return c > 0 ? 1.0 / c : 1e300;
+	if (!m->experts_total || !m->experts_used)
+		return 0;
+	return expert_fraction(m) * (double)m->params * m->experts_used / m->experts_total;
 }
 
 typedef struct decode_out {
 	double tps;
 	double acc_read, sys_read; /* bytes per token per tier */
 	double weights_read;
+	double fixed_s;            /* per-layer and compute terms */
 } decode_out;
 
-/* Decode tokens/s at `depth` cached tokens (design.md "Decode tokens/s"). */
+/* Decode tokens/s at `depth` cached tokens (docs/accuracy.md "Decode"). */
 static void decode(const cr_model *m, const profile *pf, const cr_estimate_opts *o,
 		   const cr_rig *r, const tiers *t, const plan *p, double weights, uint32_t depth,
 		   decode_out *d)
 {
+	const cr_speed_model *k = &cr_speed;
 	double active = (double)m->active_params / (double)m->params;
 	double emb = embedding_bytes(m, weights);
 	/* The embedding lookup reads one row; an untied table is not streamed. */
 	double w_read = (weights - (m->tied_embeddings ? 0 : emb)) * active;
-	double kvs_read = (double)kv_bytes_at(m, pf, o, depth) + (double)pf->state_bytes;
-	double expert_read = 0, sys_w, time = primary(r)->decode_latency_s;
-	const cr_device *sys = first_system(r);
+	double kv = (double)kv_bytes_at(m, pf, o, depth) + (double)pf->state_bytes;
+	double expert_read = 0, sys_w, cpu_share, layers_acc, time;
+	const cr_device *sys = first_system(r), *acc = primary(r);
 
 	if (o->cpu_moe && m->experts_total)
 		expert_read = p->expert_sys * m->experts_used / m->experts_total;
 	sys_w = expert_read + p->f * (w_read - expert_read);
 	d->weights_read = w_read;
-	d->sys_read = sys_w + p->f * kvs_read;
-	d->acc_read = w_read + kvs_read - d->sys_read;
-	if (!t->n_acc)
-		d->sys_read = w_read + kvs_read;
+	d->sys_read = t->n_acc ? sys_w + p->f * kv : w_read + kv;
+	d->acc_read = w_read + kv - d->sys_read;
+
+	/* Per-layer times: layers on the accelerators at their backend's, the
+	 * rest at the CPU's; recurrent and MoE layers add their own. The CPU
+	 * also pays per parameter it multiplies (dequantisation work). */
+	layers_acc = t->n_acc ? (1.0 - p->f) * m->n_layers : 0;
+	cpu_share = t->n_acc ? p->f + (expert_read > 0 ? (1.0 - p->f) * active_expert_params(m) /
+						       (double)m->active_params : 0) : 1.0;
+	time = layers_acc * k->layer_s[bk(acc->backend)] +
+	       (m->n_layers - layers_acc) * k->layer_s[CR_BACKEND_CPU] +
+	       cr_model_count_layers(m, CR_LAYER_RECURRENT) * k->recurrent_layer_s +
+	       (m->experts_total ? m->n_layers * k->moe_layer_s : 0) +
+	       cpu_share * (double)m->active_params * k->cpu_param_s;
+	d->fixed_s = time;
 	if (t->n_acc && d->acc_read > 0) {
-		double ta = acc_time(r, t, o, d->acc_read, decode_rate);
+		/* KV bytes are read by the attention kernels at a lower rate
+		 * than the weights (kv_read_factor). */
+		double kv_acc = t->n_acc ? (1.0 - p->f) * kv : 0;
+		double ta = acc_time(r, t, o, d->acc_read + kv_acc * (k->kv_read_factor - 1.0), decode_rate);
 
 		if (o->split == CR_SPLIT_TENSOR)
 			ta += tp_comm_s(m, r, t->n_acc);
 		else if (t->n_acc > 1)
-			ta *= cr_multi_gpu_decode_factor;
+			ta *= k->multi_gpu_factor;
 		time += ta;
 	}
 	/* RAM is read at one socket's bandwidth: llama.cpp does not scale
 	 * across NUMA nodes (facts/rigs_notes.md, dual EPYC). */
-	if (sys && d->sys_read > 0)
-		time += d->sys_read / decode_rate(sys);
+	if (sys && d->sys_read > 0) {
+		double kv_sys = t->n_acc ? p->f * kv : kv;
+
+		time += (d->sys_read + kv_sys * (k->kv_read_factor - 1.0)) / decode_rate(sys);
+	}
 	d->tps = 1.0 / time;
 }
 
-/* Prefill tokens/s for a prompt of `prompt` tokens (design.md "Prefill"). */
-static double prefill_tps(const cr_model *m, const cr_estimate_opts *o, const cr_rig *r,
-			  const tiers *t, const plan *p, double weights, uint32_t prompt)
+/* Attention FLOPs per prompt token against `ctx` cached tokens on every
+ * attention layer (sliding layers: at most the window): QK^T and AV,
+ * 2 x heads x (head_dim_k + head_dim_v) x ctx per layer. */
+static double attention_flops(const cr_model *m, double ctx)
 {
-	/* 2 FLOPs per active weight, plus QK^T and AV against on average half
-	 * the prompt on every attention layer (sliding layers: the window). */
-	double flops = 2.0 * (double)m->active_params;
-	double half = prompt / 2.0, time = 0, sys_share;
-	const cr_device *sys = first_system(r);
+	double f = 0;
 
 	for (uint32_t i = 0; i < m->n_layers && i < CR_MAX_LAYERS; i++) {
-		double ctx;
+		double c;
 
 		if (m->layer_kind[i] == CR_LAYER_RECURRENT || !m->kv_heads[i])
 			continue;
-		ctx = m->layer_kind[i] == CR_LAYER_SLIDING && m->window < half ? m->window : half;
-		flops += 2.0 * m->n_heads * (double)(m->head_dim_k + m->head_dim_v) * ctx;
+		c = m->layer_kind[i] == CR_LAYER_SLIDING && m->window < ctx ? m->window : ctx;
+		f += 2.0 * m->n_heads * (double)(m->head_dim_k + m->head_dim_v) * c;
 	}
-	/* Layers or experts kept in RAM (partial offload, --cpu-moe). */
-	sys_share = t->n_acc ? (p->f > 0 || p->expert_sys > 0) : 1.0;
+	return f;
+}
+
+/* Prefill tokens/s for a prompt of `prompt` tokens after `depth` cached
+ * tokens (docs/accuracy.md "Prefill"); 0 when a device doing the work has
+ * no FP16 TFLOPS figure. `f16`: the weights are F16/BF16 (GEMM path). */
+static double prefill_tps(const cr_model *m, const cr_estimate_opts *o, const cr_rig *r,
+			  const tiers *t, const plan *p, double weights, uint32_t prompt, uint32_t depth,
+			  bool f16)
+{
+	const cr_speed_model *k = &cr_speed;
+	double ub = prompt < o->n_ubatch ? prompt : o->n_ubatch;
+	double a_exp = active_expert_params(m);
+	double flops = 2.0 * ((double)m->active_params - a_exp);
+	double w_all = weights - (m->tied_embeddings ? 0 : embedding_bytes(m, weights));
+	double time = 0;
+	const cr_device *sys = first_system(r);
+
+	if (ub < 1)
+		ub = 1;
+	/* Each expert's GEMM sees ub x used / total tokens of a micro-batch
+	 * and runs at m / (m + m0) of a dense GEMM's efficiency. */
+	if (a_exp > 0) {
+		double mt = ub * m->experts_used / m->experts_total;
+
+		flops += 2.0 * a_exp * (mt + k->moe_half_tokens) / mt;
+	}
+	flops += k->attention_cost * attention_flops(m, depth + prompt / 2.0);
+	if (f16)
+		flops /= k->prefill_f16;
 	if (t->n_acc) {
 		for (unsigned g = 0; g < r->n_devices; g++)
 			if (r->devices[g].kind != CR_MEM_SYSTEM && r->devices[g].fp16_tflops <= 0)
 				return 0; /* unknown: no figure for a device that does work */
+		time += acc_time(r, t, o, flops, prefill_rate) + acc_time(r, t, o, w_all / ub, decode_rate) +
+			m->n_layers * k->prefill_layer_s / ub;
 		/* llama.cpp runs large batches of layers kept in RAM on the GPU
 		 * too, copying their weights over the bus once per micro-batch
-		 * (ggml-backend op offload, batches >= 32): the GPUs do all the
-		 * FLOPs and the bus adds sys weights / n_ubatch per token. */
-		time += acc_time(r, t, o, flops, prefill_rate) +
-			acc_time(r, t, o, (double)m->active_params, prefill_param_rate);
-		if (sys_share > 0) {
+		 * (ggml-backend op offload, batches >= 32). */
+		if (p->f > 0 || p->expert_sys > 0) {
 			double link = (r->interconnect_gbs > 0 ? r->interconnect_gbs
-							       : cr_tp_default_link_gbs) * 1e9;
+							       : CR_TP_DEFAULT_LINK_GBS) * 1e9;
 			double sys_w = p->f * (weights - embedding_bytes(m, weights)) + p->expert_sys;
 
-			time += sys_w / link / ubatch(o);
+			time += sys_w / link / ub;
 		}
 		if (o->split == CR_SPLIT_TENSOR && t->n_acc > 1) {
 			double link = (r->interconnect_gbs > 0 ? r->interconnect_gbs
-							       : cr_tp_default_link_gbs) * 1e9;
+							       : CR_TP_DEFAULT_LINK_GBS) * 1e9;
 
 			time += 2.0 * m->n_layers * 2.0 * (t->n_acc - 1) / t->n_acc * m->hidden * 2.0 / link;
 		}
 	} else {
 		if (!sys || sys->fp16_tflops <= 0)
 			return 0;
-		time += flops / prefill_rate(sys) + (double)m->active_params / prefill_param_rate(sys);
+		time += flops / (prefill_rate(sys) * sys->count) + w_all / ub / decode_rate(sys) +
+			m->n_layers * k->prefill_layer_s / ub;
 	}
 	return time > 0 ? 1.0 / time : 0;
+}
+
+/* Is there measured data near this estimate? Writes "" (calibrated) or why
+ * not to `decode_note` / `prefill_note` (docs/accuracy.md "Confidence"). */
+static void speed_confidence(const cr_model *m, const cr_rig *r, const tiers *t, const plan *p,
+			     const cr_estimate_opts *o, uint32_t ctx, cr_estimate *out)
+{
+	const cr_device *d = primary(r);
+	const cr_speed_cell *c = NULL;
+	cr_mem_type mt = speed_mem(d);
+	cr_vendor v = speed_vendor(d);
+	bool hybrid = cr_model_count_layers(m, CR_LAYER_RECURRENT) > 0;
+	const char *kind = hybrid ? "hybrid linear-attention" : m->experts_total ? "MoE" : "dense";
+	char why[sizeof(out->decode_note)] = "";
+	double active = (double)m->active_params;
+
+	for (unsigned i = 0; i < cr_speed_cell_count; i++)
+		if (cr_speed_cells[i].backend == d->backend && cr_speed_cells[i].mem == mt &&
+		    cr_speed_cells[i].vendor == v)
+			c = &cr_speed_cells[i];
+	if (t->n_acc && (p->f > 0 || p->expert_sys > 0))
+		snprintf(why, sizeof(why), "layers or experts in system RAM: no measured rows");
+	else if (t->n_acc > 1 && o->split == CR_SPLIT_TENSOR)
+		snprintf(why, sizeof(why), "tensor split: no measured llama.cpp rows");
+	else if (!c)
+		snprintf(why, sizeof(why), "no measured %s rows on %s%s%s devices", cr_backend_name(d->backend),
+			 v == CR_VENDOR_OTHER ? "" : cr_vendor_name(v), v == CR_VENDOR_OTHER ? "" : " ",
+			 cr_mem_type_name(mt));
+	else if (!(hybrid ? c->hybrid_rows : m->experts_total ? c->moe_rows : c->dense_rows))
+		snprintf(why, sizeof(why), "no measured %s models on %s (%s%s%s)", kind,
+			 cr_backend_name(d->backend), v == CR_VENDOR_OTHER ? "" : cr_vendor_name(v),
+			 v == CR_VENDOR_OTHER ? "" : " ", cr_mem_type_name(mt));
+	else if (active < c->active_min / 2 || active > c->active_max * 2)
+		snprintf(why, sizeof(why), "%.1fB active parameters, measured %.1f-%.1fB", active / 1e9,
+			 c->active_min / 1e9, c->active_max / 1e9);
+	else if (ctx > 2.0 * c->ctx_max)
+		snprintf(why, sizeof(why), "context %u tokens, measured up to %u", ctx, c->ctx_max);
+	snprintf(out->decode_note, sizeof(out->decode_note), "%s",
+		 why[0] || (c && c->decode_rows >= 3) ? why : "fewer than 3 measured decode rows here");
+	snprintf(out->prefill_note, sizeof(out->prefill_note), "%s",
+		 why[0] || (c && c->prefill_rows >= 3) ? why : "fewer than 3 measured prefill rows here");
+	out->decode_error_pct = cr_speed.decode_error_pct[bk(d->backend)];
+	out->prefill_error_pct = cr_speed.prefill_error_pct[bk(d->backend)];
 }
 
 static int validate(const cr_model *m, const cr_quant *q, const cr_rig *r,
@@ -746,27 +864,28 @@ static cr_tier speed_tier(const cr_estimate_opts *o, const cr_estimate *e)
 static void describe_basis(const cr_rig *r, const tiers *t, const cr_estimate_opts *o,
 			   const decode_out *d, cr_estimate *out)
 {
-	const cr_speed_constants *k = primary(r);
 	const char *mode = t->n_acc > 1 ? (o->split == CR_SPLIT_TENSOR ? "tensor split, " : "layer split, ") : "";
+	const cr_device *acc = primary(r);
 
 	if (d->sys_read > 0 && t->n_acc)
 		snprintf(out->basis, sizeof(out->basis),
-			 "bandwidth: %s%.2f GB/token on accelerators + %.2f GB/token from system RAM, %.2f ms/token latency",
-			 mode, d->acc_read / 1e9, d->sys_read / 1e9, k->decode_latency_s * 1e3);
+			 "bandwidth: %s%.2f GB/token on accelerators + %.2f GB/token from system RAM, %.2f ms/token per-layer time",
+			 mode, d->acc_read / 1e9, d->sys_read / 1e9, d->fixed_s * 1e3);
 	else
 		snprintf(out->basis, sizeof(out->basis),
-			 "bandwidth: %s%.2f GB/token at %.0f%% of peak, %.2f ms/token latency",
-			 mode, (d->acc_read + (t->n_acc ? 0 : d->sys_read)) / 1e9,
-			 (t->n_acc ? k : speed_of(CR_BACKEND_CPU))->decode_eff * 100,
-			 (t->n_acc ? k : speed_of(CR_BACKEND_CPU))->decode_latency_s * 1e3);
+			 "bandwidth: %s%.2f GB/token at %.0f%% of peak, %.2f ms/token per-layer time",
+			 mode, (d->acc_read + (t->n_acc ? 0 : d->sys_read)) / 1e9, bw_eff(acc) * 100,
+			 d->fixed_s * 1e3);
 }
 
 int cr_estimate_run(const cr_model *m, const cr_quant *q, const cr_rig *r,
 		    const cr_estimate_opts *o, cr_estimate *out, cr_error *err)
 {
 	cr_estimate_opts at = *o;
-	const cr_speed_constants *k;
+	unsigned b;
 	double weights;
+	uint32_t pre_depth;
+	bool f16;
 	decode_out d;
 	tiers t;
 	profile pf;
@@ -818,15 +937,29 @@ int cr_estimate_run(const cr_model *m, const cr_quant *q, const cr_rig *r,
 	out->prompt_tokens = o->prompt_tokens ? o->prompt_tokens
 					      : (at.n_ctx < CR_DEFAULT_PROMPT_TOKENS ? at.n_ctx : CR_DEFAULT_PROMPT_TOKENS);
 	decode(m, &pf, &at, r, &t, &p, weights, out->decode_depth, &d);
-	k = t.n_acc ? primary(r) : speed_of(CR_BACKEND_CPU);
+	b = bk(primary(r)->backend);
 	out->weights_read_bytes = (uint64_t)d.weights_read;
 	out->decode_tokens_per_s = d.tps;
-	out->decode_tokens_per_s_low = d.tps * k->decode_q10;
-	out->decode_tokens_per_s_high = d.tps * k->decode_q90;
-	out->prefill_tokens_per_s = prefill_tps(m, &at, r, &t, &p, weights, out->prompt_tokens);
+	out->decode_tokens_per_s_low = d.tps * cr_speed.decode_q10[b];
+	out->decode_tokens_per_s_high = d.tps * cr_speed.decode_q90[b];
+	/* The prompt follows --depth cached tokens (0: an empty cache), within
+	 * the context. */
+	pre_depth = o->depth;
+	if ((uint64_t)pre_depth + out->prompt_tokens > at.n_ctx)
+		pre_depth = at.n_ctx > out->prompt_tokens ? at.n_ctx - out->prompt_tokens : 0;
+	out->prefill_depth = pre_depth;
+	f16 = strcmp(q->base_type, "F16") == 0 || strcmp(q->base_type, "BF16") == 0;
+	out->prefill_tokens_per_s = prefill_tps(m, &at, r, &t, &p, weights, out->prompt_tokens, pre_depth, f16);
+	out->prefill_tokens_per_s_low = out->prefill_tokens_per_s * cr_speed.prefill_q10[b];
+	out->prefill_tokens_per_s_high = out->prefill_tokens_per_s * cr_speed.prefill_q90[b];
 	if (out->prefill_tokens_per_s > 0)
 		out->time_to_decision_s = out->prompt_tokens / out->prefill_tokens_per_s;
+	out->decode_fixed_s = d.fixed_s;
 	describe_basis(r, &t, o, &d, out);
+	speed_confidence(m, r, &t, &p, o,
+			 out->decode_depth > pre_depth + out->prompt_tokens ? out->decode_depth
+									   : pre_depth + out->prompt_tokens,
+			 out);
 
 	if (!out->fits || p.tight)
 		out->tier = CR_TIER_TIGHT;
@@ -881,7 +1014,7 @@ size_t cr_estimate_explain(const cr_model *m, const cr_quant *q, const cr_rig *r
 {
 	const cr_estimate_opts *use = o;
 	cr_estimate_opts at = *o;
-	const cr_speed_constants *k = primary(r);
+	const cr_device *acc = primary(r);
 	double weights, emb;
 	size_t n = 0;
 	cr_term *x;
@@ -943,15 +1076,17 @@ size_t cr_estimate_explain(const cr_model *m, const cr_quant *q, const cr_rig *r
 		snprintf(x->formula, sizeof(x->formula), "accelerators %.3f GB + system RAM %.3f GB; headroom wanted %.0f MiB per device",
 			 t.acc_usable / 1e9, t.has_sys ? t.sys_cap / 1e9 : 0.0, (double)o->headroom_bytes / MIB);
 	if ((x = term(terms, &n, max, "decode", e->decode_tokens_per_s, "tokens/s",
-		      "1 / (bytes read / (eff x bandwidth) + latency); eff and latency fitted per backend (docs/accuracy.md)")))
+		      "1 / (bytes read / (eff x bandwidth) + per-layer times); eff per memory type, backend and vendor, fitted on measured llama.cpp rows (docs/accuracy.md)")))
 		snprintf(x->formula, sizeof(x->formula),
-			 "weights %.3f GB + KV at depth %u; eff %.3f, latency %.2f ms; range %.1f-%.1f",
-			 (double)e->weights_read_bytes / 1e9, e->decode_depth, k->decode_eff,
-			 k->decode_latency_s * 1e3, e->decode_tokens_per_s_low, e->decode_tokens_per_s_high);
+			 "weights %.3f GB + KV at depth %u; eff %.3f, %.2f ms per-layer time; range %.1f-%.1f",
+			 (double)e->weights_read_bytes / 1e9, e->decode_depth, bw_eff(acc),
+			 e->decode_fixed_s * 1e3, e->decode_tokens_per_s_low, e->decode_tokens_per_s_high);
 	if ((x = term(terms, &n, max, "prefill", e->prefill_tokens_per_s, "tokens/s",
-		      "1 / ((2 x active params + attention) / (eff x FP16 TFLOPS) + c x active params); eff and c fitted on pp512 rows (docs/accuracy.md)")))
-		snprintf(x->formula, sizeof(x->formula), "2 x %.4g active params per token + attention over %u/2 tokens; eff %.3f, c %.3g s/param",
-			 (double)m->active_params, e->prompt_tokens, k->prefill_eff, k->prefill_param_s);
+		      "1 / ((2 x dense + expert FLOPs / s(m) + attention) / (eta x FP16 TFLOPS) + weights / (bandwidth x ubatch) + per-layer time / ubatch) (docs/accuracy.md)")))
+		snprintf(x->formula, sizeof(x->formula),
+			 "%.4g active params (%.4g in routed experts); attention over %u + %u/2 tokens; eta %.3f",
+			 (double)m->active_params, active_expert_params(m), e->prefill_depth, e->prompt_tokens,
+			 prefill_eff(acc));
 	if ((x = term(terms, &n, max, "time_to_decision", e->time_to_decision_s, "s",
 		      "prompt tokens / prefill tokens/s (one forward pass)")))
 		snprintf(x->formula, sizeof(x->formula), "%u tokens / %.1f tokens/s", e->prompt_tokens,

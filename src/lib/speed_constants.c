@@ -1,37 +1,66 @@
 /*
- * Speed-model constants, fitted by bench/speed-calibration on
- * bench/data/measured_public.csv (335 measured llama.cpp rows from
- * XiongjieDai's llama-bench notebooks, ik_llama.cpp's CPU table and
- * llama.cpp's PR/bench tables) by minimising the squared log error of
- * tokens/s. docs/accuracy.md has the method, the rows behind each figure
- * and the residuals (decode: median 11.5 %, mean 16.5 % absolute error on
- * 182 rows). Re-run the script after changing the model's shape.
+ * Speed-model constants, written by `bench/speed-calibration --emit-c` from
+ * 551 measured llama.cpp rows of 43 sources in bench/data/ (docs/accuracy.md:
+ * the model, the fit, and its leave-one-source-out error). Do not edit by
+ * hand: change the data or the model and re-run the script.
  */
 #include "speed_constants.h"
 
-const cr_speed_constants cr_speed_table[CR_BACKEND_COUNT] = {
-	/* 85 single + 54 multi-GPU decode rows, 36 single-GPU pp512 rows. */
-	[CR_BACKEND_CUDA] = { 0.772, 0.002740, 0.612, 1.214e-14, 0.70, 1.19 },
-	/* 27 decode rows, 7 pp512 rows (too few devices to fit c: 0). */
-	[CR_BACKEND_METAL] = { 0.681, 0.005041, 0.713, 0.0, 0.75, 1.24 },
-	/* 3 decode rows: efficiency only; latency, prefill, range are CUDA's / pooled. */
-	[CR_BACKEND_ROCM] = { 0.728, 0.002740, 0.612, 1.214e-14, 0.70, 1.20 },
-	/* 2 decode rows: efficiency only; latency, prefill, range are CUDA's / pooled. */
-	[CR_BACKEND_VULKAN] = { 0.631, 0.002740, 0.612, 1.214e-14, 0.70, 1.20 },
-	/* 11 decode rows (M2 Max CPU cores, one EPYC); the 33 ms absorbs
-	 * compute-bound low-bit quants. No CPU prefill rows: CUDA's efficiency
-	 * is a placeholder, used only where a CPU device has a TFLOPS figure. */
-	[CR_BACKEND_CPU] = { 0.732, 0.033264, 0.612, 1.214e-14, 0.71, 1.23 },
+const cr_speed_model cr_speed = {
+	/* decode: achievable share of peak bandwidth per memory class (CPU rows: DDR) */
+	.decode_eff = { [CR_MEMTYPE_AUTO] = 0.7270, [CR_MEMTYPE_HBM] = 0.5180, [CR_MEMTYPE_GDDR] = 0.7270, [CR_MEMTYPE_LPDDR] = 0.7318, [CR_MEMTYPE_DDR] = 0.6789 },
+	/* per backend, and per (backend, memory class: AUTO, HBM, GDDR, LPDDR, DDR) */
+	.backend_eff = { [CR_BACKEND_CUDA] = 1.0000, [CR_BACKEND_METAL] = 0.9697, [CR_BACKEND_ROCM] = 0.9248, [CR_BACKEND_VULKAN] = 0.9698, [CR_BACKEND_CPU] = 1.0000 },
+	.cell_eff = {
+		[CR_BACKEND_CUDA] = { 1, 0.9982, 1.1213, 1.0521, 1.0000 },
+		[CR_BACKEND_METAL] = { 1, 1.0000, 1.0000, 0.9531, 1.0000 },
+		[CR_BACKEND_ROCM] = { 1, 0.9292, 0.9639, 0.9881, 1.0000 },
+		[CR_BACKEND_VULKAN] = { 1, 1.0000, 0.9341, 1.0205, 1.0000 },
+		[CR_BACKEND_CPU] = { 1, 1.0000, 1.0000, 1.0000, 1.0000 },
+	},
+	.kv_read_factor = 1.2498,     /* KV bytes cost this many weight bytes */
+	/* seconds per layer per token: kernel launches and synchronisation */
+	.layer_s = { [CR_BACKEND_CUDA] = 2.390e-05, [CR_BACKEND_METAL] = 5.355e-05, [CR_BACKEND_ROCM] = 1.952e-05, [CR_BACKEND_VULKAN] = 1.824e-05, [CR_BACKEND_CPU] = 1.519e-05 },
+	.recurrent_layer_s = 2.332e-05,  /* per linear-attention / SSM layer */
+	.moe_layer_s = 2.496e-05,        /* per MoE layer: router, top-k, gathered experts */
+	.cpu_param_s = 3.908e-12,        /* CPU decode: per active parameter */
+	.multi_gpu_factor = 1.0070,   /* layer split: cards in turn */
+	/* prefill: share of dense FP16 peak the weight GEMMs reach */
+	.prefill_eff = { [CR_BACKEND_CUDA] = 0.4088, [CR_BACKEND_METAL] = 0.6727, [CR_BACKEND_ROCM] = 0.3212, [CR_BACKEND_VULKAN] = 0.2862, [CR_BACKEND_CPU] = 0.8462 },
+	.prefill_cell = {
+		[CR_BACKEND_CUDA] = { 1, 0.8772, 1.2939, 0.8857, 1.0000 },
+		[CR_BACKEND_METAL] = { 1, 1.0000, 1.0000, 1.1388, 1.0000 },
+		[CR_BACKEND_ROCM] = { 1, 1.0880, 1.2440, 0.6994, 1.0000 },
+		[CR_BACKEND_VULKAN] = { 1, 1.0000, 1.5380, 0.5980, 1.0000 },
+		[CR_BACKEND_CPU] = { 1, 1.0000, 1.0000, 1.0000, 1.0000 },
+	},
+	.prefill_f16 = 1.1817,        /* F16 / BF16 weights (cuBLAS / GEMM path) */
+	.moe_half_tokens = 41.72,    /* tokens per expert at half a dense GEMM's efficiency */
+	.attention_cost = 1.5997,     /* attention FLOPs relative to weight FLOPs */
+	.prefill_layer_s = 3.124e-04,    /* per layer per micro-batch */
+	/* out of sample (leave one source out, 2025-26 rows): median absolute error, percent,
+	 * and the 10th / 90th percentiles of measured / predicted */
+	.decode_error_pct = { [CR_BACKEND_CUDA] = 11.0, [CR_BACKEND_METAL] = 70.8, [CR_BACKEND_ROCM] = 13.1, [CR_BACKEND_VULKAN] = 14.8, [CR_BACKEND_CPU] = 115.3 },
+	.decode_q10 = { [CR_BACKEND_CUDA] = 0.720, [CR_BACKEND_METAL] = 0.424, [CR_BACKEND_ROCM] = 0.713, [CR_BACKEND_VULKAN] = 0.763, [CR_BACKEND_CPU] = 0.355 },
+	.decode_q90 = { [CR_BACKEND_CUDA] = 1.185, [CR_BACKEND_METAL] = 1.028, [CR_BACKEND_ROCM] = 1.180, [CR_BACKEND_VULKAN] = 1.294, [CR_BACKEND_CPU] = 0.508 },
+	.prefill_error_pct = { [CR_BACKEND_CUDA] = 10.1, [CR_BACKEND_METAL] = 17.3, [CR_BACKEND_ROCM] = 27.3, [CR_BACKEND_VULKAN] = 26.7, [CR_BACKEND_CPU] = 17.3 },
+	.prefill_q10 = { [CR_BACKEND_CUDA] = 0.861, [CR_BACKEND_METAL] = 0.594, [CR_BACKEND_ROCM] = 0.441, [CR_BACKEND_VULKAN] = 0.503, [CR_BACKEND_CPU] = 0.594 },
+	.prefill_q90 = { [CR_BACKEND_CUDA] = 1.374, [CR_BACKEND_METAL] = 1.633, [CR_BACKEND_ROCM] = 1.497, [CR_BACKEND_VULKAN] = 2.297, [CR_BACKEND_CPU] = 1.633 },
 };
 
-/* 54 multi-GPU CUDA rows (2-8 cards, llama.cpp layer split): the cards run
- * one after another, each reading its share, at 1.015x the single-card time
- * for the same bytes. */
-const double cr_multi_gpu_decode_factor = 1.015;
-
-/* Tensor parallelism has no row in the calibration data. 20 us per
- * all-reduce is a clefrun assumption of the order of NCCL's small-message
- * latency over PCIe; docs/methodology.md flags it as unvalidated. */
-const double cr_tp_allreduce_latency_s = 20e-6;
-/* PCIe 4.0 x16, 31 GB/s one way (facts/rigs_notes.md, ml-engineering). */
-const double cr_tp_default_link_gbs = 31.0;
+/* 2025-26 single-device rows per (backend, memory class, vendor): decode rows,
+ * prefill rows; rows of dense, MoE and hybrid models; active parameters; the
+ * deepest context measured. */
+const cr_speed_cell cr_speed_cells[] = {
+	{ CR_BACKEND_CPU, CR_MEMTYPE_DDR, CR_VENDOR_OTHER, 11, 3, 14, 0, 0, 6.74e+09, 7.06e+10, 512 },
+	{ CR_BACKEND_CUDA, CR_MEMTYPE_GDDR, CR_VENDOR_NVIDIA, 17, 11, 8, 20, 0, 3.21e+09, 8.03e+09, 33280 },
+	{ CR_BACKEND_CUDA, CR_MEMTYPE_LPDDR, CR_VENDOR_NVIDIA, 29, 29, 20, 38, 0, 3.35e+09, 7.62e+09, 34816 },
+	{ CR_BACKEND_METAL, CR_MEMTYPE_LPDDR, CR_VENDOR_APPLE, 15, 8, 19, 4, 0, 5.96e+08, 7.06e+10, 32800 },
+	{ CR_BACKEND_ROCM, CR_MEMTYPE_GDDR, CR_VENDOR_AMD, 5, 5, 8, 2, 0, 4.19e+09, 8.03e+09, 6144 },
+	{ CR_BACKEND_ROCM, CR_MEMTYPE_HBM, CR_VENDOR_AMD, 5, 1, 4, 2, 0, 1.24e+09, 8.03e+09, 512 },
+	{ CR_BACKEND_ROCM, CR_MEMTYPE_LPDDR, CR_VENDOR_AMD, 34, 33, 56, 11, 0, 1.24e+09, 7.06e+10, 66048 },
+	{ CR_BACKEND_VULKAN, CR_MEMTYPE_GDDR, CR_VENDOR_AMD, 8, 6, 14, 0, 0, 6.74e+09, 1.48e+10, 512 },
+	{ CR_BACKEND_VULKAN, CR_MEMTYPE_GDDR, CR_VENDOR_NVIDIA, 9, 9, 17, 1, 0, 3.21e+09, 8.03e+09, 8704 },
+	{ CR_BACKEND_VULKAN, CR_MEMTYPE_LPDDR, CR_VENDOR_AMD, 23, 19, 22, 16, 4, 3.35e+09, 7.06e+10, 8704 },
+};
+const unsigned cr_speed_cell_count = sizeof(cr_speed_cells) / sizeof(cr_speed_cells[0]);

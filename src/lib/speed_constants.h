@@ -1,31 +1,69 @@
 /*
- * Speed-model constants per llama.cpp backend family, fitted by
- * bench/speed-calibration on bench/data/measured_public.csv (docs/accuracy.md
- * gives the method, the residuals and the rows behind each figure).
+ * The speed model's constants (src/lib/speed_constants.c, written by
+ * `bench/speed-calibration --emit-c`; docs/accuracy.md gives the model, the
+ * data and the out-of-sample error behind each figure).
+ *
+ * Decode, seconds per token:
+ *   bytes / (decode_eff[mem] x backend_eff[b] x cell_eff[b][mem] x BW)
+ *   + layers x layer_s[b] + recurrent layers x recurrent_layer_s
+ *   + (MoE) layers x moe_layer_s + (CPU) active params x cpu_param_s
+ * with KV bytes counted x kv_read_factor.
+ *
+ * Prefill, seconds per prompt token (micro-batch ub):
+ *   (2 A_dense + 2 A_exp (m + moe_half_tokens) / m + attention_cost x attn)
+ *     / (prefill_eff[b] x prefill_cell[b][mem] [x prefill_f16] x F)
+ *   + all weights / (decode efficiency x BW x ub) + layers x prefill_layer_s / ub
  */
 #ifndef CLEFRUN_SPEED_CONSTANTS_H
 #define CLEFRUN_SPEED_CONSTANTS_H
 
 #include "clefrun/catalog.h"
 
-typedef struct cr_speed_constants {
-	double decode_eff;       /* share of peak bandwidth reached while decoding */
-	double decode_latency_s; /* fixed time per token (kernel launches, sync) */
-	double prefill_eff;      /* share of dense FP16 peak reached in prefill */
-	double prefill_param_s;  /* prefill time per token per active parameter, beyond the FLOPs */
-	double decode_q10;       /* 10th percentile of measured ÷ predicted decode */
-	double decode_q90;       /* 90th percentile */
-} cr_speed_constants;
+typedef struct cr_speed_model {
+	double decode_eff[CR_MEMTYPE_COUNT];
+	double backend_eff[CR_BACKEND_COUNT];
+	double cell_eff[CR_BACKEND_COUNT][CR_MEMTYPE_COUNT];
+	double kv_read_factor;
+	double layer_s[CR_BACKEND_COUNT];
+	double recurrent_layer_s;
+	double moe_layer_s;
+	double cpu_param_s;
+	double multi_gpu_factor;
+	double prefill_eff[CR_BACKEND_COUNT];
+	double prefill_cell[CR_BACKEND_COUNT][CR_MEMTYPE_COUNT];
+	double prefill_f16;
+	double moe_half_tokens;
+	double attention_cost;
+	double prefill_layer_s;
+	/* leave-one-source-out on 2025-26 rows, per backend family */
+	double decode_error_pct[CR_BACKEND_COUNT];
+	double decode_q10[CR_BACKEND_COUNT], decode_q90[CR_BACKEND_COUNT];
+	double prefill_error_pct[CR_BACKEND_COUNT];
+	double prefill_q10[CR_BACKEND_COUNT], prefill_q90[CR_BACKEND_COUNT];
+} cr_speed_model;
 
-extern const cr_speed_constants cr_speed_table[CR_BACKEND_COUNT];
+extern const cr_speed_model cr_speed;
 
-/* Layer split over n > 1 GPUs: time per token relative to one card reading
- * the same bytes. */
-extern const double cr_multi_gpu_decode_factor;
+/* What the calibration measured on one (backend, memory type, vendor): the
+ * vendor matters for Vulkan, which runs on every vendor's GPUs. */
+typedef struct cr_speed_cell {
+	cr_backend backend;
+	cr_mem_type mem;
+	cr_vendor vendor;
+	unsigned decode_rows, prefill_rows;
+	unsigned dense_rows, moe_rows, hybrid_rows;
+	double active_min, active_max; /* active parameters of the models measured */
+	unsigned ctx_max;              /* deepest context measured, tokens */
+} cr_speed_cell;
 
-/* Tensor parallelism: latency of one small all-reduce, and the link assumed
- * when a rig states none. */
-extern const double cr_tp_allreduce_latency_s;
-extern const double cr_tp_default_link_gbs;
+extern const cr_speed_cell cr_speed_cells[];
+extern const unsigned cr_speed_cell_count;
+
+/* Tensor parallelism has no row in the calibration data. 20 us per
+ * all-reduce is a clefrun assumption of the order of NCCL's small-message
+ * latency over PCIe; docs/methodology.md flags it as unvalidated. */
+#define CR_TP_ALLREDUCE_LATENCY_S 20e-6
+/* PCIe 4.0 x16, 31 GB/s one way (facts/rigs_notes.md, ml-engineering). */
+#define CR_TP_DEFAULT_LINK_GBS 31.0
 
 #endif
