@@ -534,37 +534,6 @@ static int make_dirs(char *dir, cr_error *err)
 	return CR_OK;
 }
 
-/* Follow symbolic links (at most 8) from path to the file they name. A
- * relative link target is relative to the link's directory. */
-static int resolve_links(const char *path, char *out, size_t cap, cr_error *err)
-{
-	char link[PATH_CAP];
-
-	cr_strlcpy(out, path, cap);
-	for (int depth = 0; depth < 8; depth++) {
-		struct stat st;
-		ssize_t n;
-
-		if (lstat(out, &st) != 0 || !S_ISLNK(st.st_mode))
-			return CR_OK;
-		n = readlink(out, link, sizeof(link) - 1);
-		if (n < 0 || (size_t)n >= sizeof(link) - 1)
-			return cr_seterr(err, CR_ERR_IO, "%s: cannot read the symbolic link", out);
-		link[n] = '\0';
-		if (link[0] == '/') {
-			cr_strlcpy(out, link, cap);
-		} else {
-			char *slash = strrchr(out, '/');
-			size_t keep = slash ? (size_t)(slash - out) + 1 : 0;
-
-			if (keep + (size_t)n + 1 > cap)
-				return cr_seterr(err, CR_ERR_IO, "%s: link target too long", path);
-			memcpy(out + keep, link, (size_t)n + 1);
-		}
-	}
-	return cr_seterr(err, CR_ERR_IO, "%s: too many levels of symbolic links", path);
-}
-
 /* The file @p path names after its links, into @p target, and that file's
  * directory, into @p dir. A link to a file that does not exist is refused
  * here rather than followed: creating its target (and the directories above
@@ -579,7 +548,7 @@ static int resolve_target(const char *path, char *target, char *dir, cr_error *e
 		return cr_seterr(err, CR_ERR_INVALID, "%s: path too long", path);
 	/* Write through a symlink (a dotfiles manager's link) rather than
 	 * replacing the link with a plain file. */
-	if ((rc = resolve_links(path, target, PATH_CAP, err)))
+	if ((rc = cr_resolve_links(path, target, PATH_CAP, err)))
 		return rc;
 	if (strcmp(target, path) != 0 && lstat(target, &st) != 0 && errno == ENOENT)
 		return cr_seterr(err, CR_ERR_IO,
