@@ -132,9 +132,8 @@ static int replace_atomic(const char *path, const cr_file_chunk *chunks, size_t 
 	 * new owner, as any editor's atomic save does. Before the chmod, which
 	 * a chown may clear setuid bits for. */
 	if (old && (old->st_uid != geteuid() || old->st_gid != getegid()) &&
-	    fchown(fd, old->st_uid, old->st_gid) != 0 && fchown(fd, (uid_t)-1, old->st_gid) != 0) {
-		/* neither: the file stays ours */
-	}
+	    fchown(fd, old->st_uid, old->st_gid) != 0 && fchown(fd, (uid_t)-1, old->st_gid) != 0)
+		errno = 0; /* neither: the new file stays ours */
 	step = "cannot set its permissions";
 	if (bits != 0600 && fchmod(fd, bits) != 0)
 		goto fail;

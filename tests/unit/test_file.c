@@ -185,6 +185,16 @@ static void test_replace_keeps_mode(void **state)
 	assert_int_equal(cr_file_write_atomic(p, &chunk, 1, CR_FILE_MODE_PRIVATE, &err), CR_OK);
 	assert_int_equal(stat(p, &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0640);
+	/* As root, another user's file keeps its owner and group (as a user
+	 * the chown is not allowed and the file becomes the writer's). */
+	if (geteuid() == 0) {
+		in_dir(p, sizeof(p), "theirs.html");
+		put("theirs.html", "old", 0640);
+		assert_int_equal(chown(p, 65534, 65534), 0);
+		assert_int_equal(cr_file_write(p, &chunk, 1, &all_flags, &how, &err), CR_OK);
+		assert_int_equal(stat(p, &st), 0);
+		assert_true(st.st_uid == 65534 && st.st_gid == 65534 && (st.st_mode & 07777) == 0640);
+	}
 	/* New: 0666 less the umask. */
 	in_dir(p, sizeof(p), "fresh.html");
 	assert_int_equal(cr_file_write(p, &chunk, 1, &all_flags, &how, &err), CR_OK);
