@@ -68,7 +68,20 @@ typedef struct cr_http_opts {
 	uint64_t first_range_bytes; /**< size of the range requested when opening */
 	uint64_t max_total_bytes;   /**< cap on all bytes received over the source's life */
 	const char *user_agent;     /**< NULL: "clefrun/VERSION" */
-	long max_time_s;            /**< cap on one request's whole duration (a slow drip just above low_speed_bps) */
+	long max_time_s;            /**< cap on one request's whole duration (a slow drip just above low_speed_bps); 0: none */
+	/** A deadline shared by every request made with these options (and
+	 * copies of them): a CLOCK_MONOTONIC time in ms, from cr_http_now_ms.
+	 * Each request may take only what is left (CURLOPT_TIMEOUT_MS, the
+	 * smaller of this and max_time_s); one started after it fails at once
+	 * without connecting. 0: none. The CLI sets one per command. */
+	uint64_t deadline_ms;
+	long deadline_budget_s;     /**< the seconds deadline_ms was set from, for the message; 0: not said */
+	/** Called as body bytes arrive (libcurl's progress callback, at least
+	 * once a second while a transfer runs): the bytes of this transfer so
+	 * far and its expected total (0: unknown). NULL: none. It must not
+	 * call back into the source. */
+	void (*progress)(void *arg, uint64_t bytes_now, uint64_t bytes_total);
+	void *progress_arg;
 } cr_http_opts;
 
 /** Default first range: the GGUF reader's first read (gguf.h). */
@@ -76,7 +89,10 @@ typedef struct cr_http_opts {
 /** Default cap: the GGUF header limit (64 MiB) plus one first range. */
 #define CR_HTTP_MAX_TOTAL ((64ull << 20) + CR_HTTP_FIRST_RANGE)
 
-#define CR_HTTP_OPTS_INIT { NULL, 10, 20, 1024, 5, CR_HTTP_FIRST_RANGE, CR_HTTP_MAX_TOTAL, NULL, 300 }
+#define CR_HTTP_OPTS_INIT { NULL, 10, 20, 1024, 5, CR_HTTP_FIRST_RANGE, CR_HTTP_MAX_TOTAL, NULL, 300, 0, 0, NULL, NULL }
+
+/** CLOCK_MONOTONIC in milliseconds, the clock of cr_http_opts.deadline_ms. */
+uint64_t cr_http_now_ms(void);
 
 /**
  * Open an http:// or https:// URL as a source: one Range request for the

@@ -25,6 +25,15 @@
  * file, never a mix. A failed save leaves the old file as it was. The set
  * in memory is only written by an explicit save; callers that must not
  * overwrite a broken file simply do not save after a failed load.
+ *
+ * Two processes editing the file at once (two `clefrun rig add`) would each
+ * load, edit and save, and the later save would drop the other's edit.
+ * Editors take cr_userrigs_lock around load-modify-save; readers need no
+ * lock (they see the old or the new file).
+ *
+ * A path that is a symbolic link is written through (the link stays, its
+ * target changes); a link to a file that does not exist is refused by
+ * cr_userrigs_save and cr_userrigs_lock, naming both.
  */
 #ifndef CLEFRUN_USERRIGS_H
 #define CLEFRUN_USERRIGS_H
@@ -121,9 +130,32 @@ int cr_userrigs_rig_json(const cr_rig *rig, char **out, cr_error *err);
 /**
  * Write the set to @p path atomically (file comment), creating missing
  * parent directories with mode 0700 as the XDG spec asks.
- * @return 0, or CR_ERR_IO naming the path and the failing step.
+ * @return 0, or CR_ERR_IO naming the path and the failing step (a link to
+ *   a missing file: "PATH: a symbolic link to TARGET, which does not
+ *   exist; ...").
  */
 int cr_userrigs_save(const cr_user_rigs *set, const char *path, cr_error *err);
+
+/** The lock of a saved-rigs file, held between cr_userrigs_lock and
+ * cr_userrigs_unlock. Opaque. */
+typedef struct cr_user_rigs_lock cr_user_rigs_lock;
+
+/**
+ * Take the exclusive lock of the saved-rigs file @p path, for one
+ * load-modify-save: flock(2) on TARGET.lock, where TARGET is the file
+ * @p path names after its symbolic links. The lock file is created (0600,
+ * empty, with the missing directories as cr_userrigs_save makes them) and
+ * never removed: removing it would race with a process that has just
+ * opened it. Waits up to 10 s for another holder; the lock goes with the
+ * process, so a killed holder never leaves it taken.
+ * @param out receives the lock; release it with cr_userrigs_unlock.
+ * @return 0; CR_ERR_IO naming the path (a link to a missing file, a lock
+ *   file that is not a regular file, held for more than 10 s, ...).
+ */
+int cr_userrigs_lock(const char *path, cr_user_rigs_lock **out, cr_error *err);
+
+/** Release and free @p lock; NULL is a no-op. */
+void cr_userrigs_unlock(cr_user_rigs_lock *lock);
 
 /**
  * Ids closest to @p name among @p cat's rigs and the saved ones (either may

@@ -14,7 +14,7 @@ static const cli_opt chart_opts[] = {
 	{ "ctx", "N", "context marked on the chart in tokens (default 8192, capped at the model's maximum)", RPT_O_CTX },
 	{ "kv-type", "T", "KV cache type: f16, q8_0, q4_0 (default f16)", RPT_O_KV },
 	{ "format", "F", "svg (the only format)", RPT_O_FORMAT },
-	{ "output", "FILE", "write the chart to FILE, atomically; '-' for stdout (required; short: -o FILE)", RPT_O_OUTPUT },
+	{ "output", "FILE", "write the chart to FILE (a file is replaced atomically, its mode kept; a FIFO or device is written directly); '-' for stdout (required; short: -o FILE)", RPT_O_OUTPUT },
 	{ "revision", "R", "Hugging Face revision for hf: sources (default main)", RPT_O_REVISION },
 	{ "header-only", NULL, "accept a GGUF file cut after its header (tensor data missing)", RPT_O_HEADER_ONLY },
 	{ "catalog", "DIR", "read the catalog from DIR", RPT_O_CATALOG },

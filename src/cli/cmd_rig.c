@@ -161,16 +161,37 @@ static int add_extra(void *vctx, int id, const char *v)
 	}
 }
 
+static int store_locked(const cr_catalog *cat, const cr_rig *add, const char *remove, bool replace,
+			const char *path, FILE *out);
+
 int cli_userrigs_store(const cr_catalog *cat, const cr_rig *add, const char *remove, bool replace,
 		       FILE *out)
 {
 	char path[4096];
-	cr_user_rigs *set;
+	cr_user_rigs_lock *lock = NULL;
 	cr_error err = { 0, "" };
 	int rc;
 
 	if (cli_userrigs_path(path, sizeof(path)))
 		return EXIT_ERROR;
+	/* Held from the load to the save, so that a parallel rig add or rm
+	 * cannot save in between and have its edit dropped. */
+	if (cr_userrigs_lock(path, &lock, &err)) {
+		fprintf(stderr, "clefrun: saved rigs: %s\n", err.message);
+		return EXIT_ERROR;
+	}
+	rc = store_locked(cat, add, remove, replace, path, out);
+	cr_userrigs_unlock(lock);
+	return rc;
+}
+
+static int store_locked(const cr_catalog *cat, const cr_rig *add, const char *remove, bool replace,
+			const char *path, FILE *out)
+{
+	cr_user_rigs *set;
+	cr_error err = { 0, "" };
+	int rc;
+
 	if (!(set = cli_load_user_rigs(cat, path, NULL)))
 		return EXIT_ERROR;
 	if (add) {

@@ -203,11 +203,16 @@ int cli_buf_write_file(const cli_buf *b, const char *path, const char *cmd)
 		return EXIT_OK_;
 	}
 	{
-		/* A report is meant to be read and published: 0666 less the umask. */
+		/* A new report is meant to be read and published: 0666 less the
+		 * umask; an existing file keeps its mode. -o names where the
+		 * output goes, as a shell's > would: a link is written through, a
+		 * FIFO or a device (/dev/null, a terminal) written directly, a
+		 * hard-linked file rewritten in place (file.h). */
 		cr_file_chunk chunk = { b->data, b->len };
+		cr_file_opts o = { 0666, CR_FILE_FOLLOW_LINK | CR_FILE_STREAM | CR_FILE_KEEP_LINKS };
 		cr_error err = { 0, "" };
 
-		if (cr_file_write_atomic(path, &chunk, 1, 0666, &err)) {
+		if (cr_file_write(path, &chunk, 1, &o, NULL, &err)) {
 			fprintf(stderr, "%s: cannot write %s\n", cmd, err.message);
 			return EXIT_ERROR;
 		}

@@ -4,13 +4,101 @@
  * the library's (source.h, gguf.h, hf.h); this file picks the URLs, the
  * token and the parts, and prints what went wrong.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "source_model.h"
 
 /* The file list of a repository: a few hundred entries at most. */
 #define TREE_MAX_BYTES (8u << 20)
+
+/* ---- one deadline per command ------------------------------------------------------ */
+
+/* All the HTTP requests of one command share one deadline, so that many
+ * slow requests cannot add up (before, 300 s per request let a 1100 B/s
+ * server hold a user for 539 s). 300 s by default: what one request was
+ * allowed before (cr_http_opts.max_time_s), now for the whole command;
+ * CLEFRUN_HTTP_DEADLINE sets it, 1 s to 86400 s (a day, our bound). The
+ * clock starts at the command's first request. */
+#define DEADLINE_DEFAULT_S 300
+#define DEADLINE_MAX_S 86400
+/* The progress line appears once a command has waited this long on the
+ * network (a fast download shows nothing), and is redrawn at most this
+ * often. */
+#define PROGRESS_AFTER_MS 1000
+#define PROGRESS_EVERY_MS 250
+
+static struct {
+	long budget_s;       /* 0: not read yet */
+	uint64_t deadline_ms;
+	uint64_t started_ms;
+	uint64_t drawn_ms;
+	size_t drawn_len;     /* characters of the progress line on screen */
+	int tty;              /* -1: not asked yet */
+} net = { 0, 0, 0, 0, 0, -1 };
+
+/* Read CLEFRUN_HTTP_DEADLINE once; a bad value is a usage error (printed). */
+static int deadline_setup(void)
+{
+	const char *v = getenv("CLEFRUN_HTTP_DEADLINE");
+	char *end;
+	long n;
+
+	if (net.budget_s)
+		return 0;
+	if (!v || !*v) {
+		net.budget_s = DEADLINE_DEFAULT_S;
+		return 0;
+	}
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (errno || *end || !(*v >= '0' && *v <= '9') || n < 1 || n > DEADLINE_MAX_S) {
+		fprintf(stderr, "clefrun: CLEFRUN_HTTP_DEADLINE: '%.40s%s' is not a whole number of seconds from 1 to %d\n",
+			v, strlen(v) > 40 ? "..." : "", DEADLINE_MAX_S);
+		return EXIT_USAGE;
+	}
+	net.budget_s = n;
+	return 0;
+}
+
+/* Erase the progress line, before anything else is printed on stderr. */
+static void progress_clear(void)
+{
+	if (!net.drawn_len)
+		return;
+	fprintf(stderr, "\r%*s\r", (int)net.drawn_len, "");
+	fflush(stderr);
+	net.drawn_len = 0;
+}
+
+/* "clefrun: waiting for the network: 12 s of at most 300 s (this request: 340 KiB of 1.2 MiB)",
+ * on a terminal only. */
+static void on_progress(void *arg, uint64_t now_bytes, uint64_t total_bytes)
+{
+	uint64_t t = cr_http_now_ms();
+	char line[160], of[48] = "";
+	int n;
+
+	(void)arg;
+	if (net.tty < 0)
+		net.tty = isatty(STDERR_FILENO) == 1;
+	if (!net.tty || t - net.started_ms < PROGRESS_AFTER_MS || t - net.drawn_ms < PROGRESS_EVERY_MS)
+		return;
+	if (total_bytes)
+		snprintf(of, sizeof(of), " of %.1f KiB", (double)total_bytes / 1024);
+	n = snprintf(line, sizeof(line), "clefrun: downloading: %.1f KiB%s, %llu s of at most %ld s",
+		     (double)now_bytes / 1024, of, (unsigned long long)((t - net.started_ms) / 1000),
+		     net.budget_s);
+	if (n < 0)
+		return;
+	fprintf(stderr, "\r%s%*s", line, net.drawn_len > (size_t)n ? (int)(net.drawn_len - (size_t)n) : 0, "");
+	fflush(stderr);
+	net.drawn_len = (size_t)n > net.drawn_len ? (size_t)n : net.drawn_len;
+	net.drawn_ms = t;
+}
 
 cli_source_kind cli_source_classify(const char *s)
 {
@@ -71,6 +159,17 @@ static void http_opts(const hf_env *e, const char *url, cr_http_opts *o)
 	size_t n = strlen(e->endpoint);
 
 	*o = d;
+	/* The command's deadline replaces the cap per request. */
+	if (!net.budget_s)
+		net.budget_s = DEADLINE_DEFAULT_S;
+	if (!net.deadline_ms) {
+		net.started_ms = cr_http_now_ms();
+		net.deadline_ms = net.started_ms + (uint64_t)net.budget_s * 1000u;
+	}
+	o->max_time_s = 0;
+	o->deadline_ms = net.deadline_ms;
+	o->deadline_budget_s = net.budget_s;
+	o->progress = on_progress;
 	while (n && e->endpoint[n - 1] == '/')
 		n--;
 	if (e->have_token && strncmp(url, e->endpoint, n) == 0 && url[n] == '/')
@@ -189,6 +288,7 @@ static int load_part(const char *where, bool remote, const hf_env *e, const cli_
 	if (remote) {
 		http_opts(e, where, &ho);
 		rc = cr_cache_load_gguf(cache, where, &ho, &go, &g->parts[g->n_parts], &res, &err);
+		progress_clear();
 		cache_notice(&res);
 		add_stats(&g->stats, &res.stats);
 		count_outcome(g, &res);
@@ -287,6 +387,7 @@ static int hf_fetch_list(const hf_env *e, const cr_hf_ref *ref, const cli_source
 		return quiet ? EXIT_ERROR : fail(&err);
 	http_opts(e, tree, &ho);
 	rc = cr_cache_fetch_doc(cache, tree, &ho, TREE_MAX_BYTES, validate_tree, tree, &body, &len, &res, &err);
+	progress_clear();
 	if (status)
 		*status = rc;
 	if (!quiet)
@@ -363,7 +464,7 @@ int cli_hf_list(const char *source, const cli_source_opts *o0, cr_hf_entry **ent
 		fprintf(stderr, "clefrun: %s\n", err.message);
 		return EXIT_USAGE;
 	}
-	if ((rc = cache_open(&o, &cache)))
+	if ((rc = deadline_setup()) || (rc = cache_open(&o, &cache)))
 		return rc;
 	hf_env_load(&e);
 	rc = hf_fetch_list(&e, &ref, &o, cache, false, entries, n, stats, NULL, NULL);
@@ -388,7 +489,7 @@ int cli_gguf_open(const char *source, const cli_source_opts *o0, cli_gguf *g)
 	}
 	hf_env_load(&e);
 	if (kind == CLI_SRC_HF || kind == CLI_SRC_URL) {
-		if ((rc = cache_open(&o, &cache)))
+		if ((rc = deadline_setup()) || (rc = cache_open(&o, &cache)))
 			goto out;
 		g->cache_on = cache != NULL;
 	}

@@ -34,6 +34,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "clefrun/version.h"
 #include "source_internal.h"
@@ -91,7 +92,37 @@ typedef struct http_impl {
 	size_t cache_len;
 	uint64_t received;     /* all body bytes so far, for the cap */
 	char etag[CR_HTTP_ETAG_MAX]; /* the first answer's ETag: later ranges must carry the same */
+	bool deadline_cut;     /* this transfer's time limit is what is left before o.deadline_ms */
 } http_impl;
+
+uint64_t cr_http_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* The deadline passed: before a request, or during one it cut short. */
+static int deadline_error(const char *name, const http_impl *h, cr_error *err)
+{
+	if (h->o.deadline_budget_s > 0)
+		return cr_seterr(err, CR_ERR_IO,
+				 "%s: timed out: the requests of one command may take at most %ld s together "
+				 "(CLEFRUN_HTTP_DEADLINE sets it)",
+				 name, h->o.deadline_budget_s);
+	return cr_seterr(err, CR_ERR_IO, "%s: timed out: the deadline for these requests passed", name);
+}
+
+static int on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
+{
+	const http_impl *h = ud;
+
+	(void)ultotal;
+	(void)ulnow;
+	h->o.progress(h->o.progress_arg, dlnow > 0 ? (uint64_t)dlnow : 0, dltotal > 0 ? (uint64_t)dltotal : 0);
+	return 0;
+}
 
 /* "scheme://user:pass@host/..." without the credentials, for messages. */
 char *cr_http_display_url(const char *url)
@@ -425,6 +456,9 @@ static int curl_error(const char *name, CURLcode cc, const char *detail, const h
 	char what[160];
 
 	if (cc == CURLE_OPERATION_TIMEDOUT) {
+		/* The command's deadline, whatever stage it cut. */
+		if (h->deadline_cut && cr_http_now_ms() + 100 >= h->o.deadline_ms)
+			return deadline_error(name, h, err);
 		/* No connect time: the connection (or the proxy's) never came up. */
 		if (connect_s <= 0.0)
 			snprintf(what, sizeof(what), "timed out connecting (no answer within %ld s)",
@@ -492,6 +526,7 @@ static int perform(cr_source *src, http_impl *h, const char *url, bool send_toke
 	double connect_s = 0.0;
 	CURL *c = h->curl;
 	CURLcode cc;
+	long timeout_ms = h->o.max_time_s > 0 ? h->o.max_time_s * 1000 : 0;
 
 	x->h = h;
 	x->stats = &src->stats;
@@ -510,9 +545,27 @@ static int perform(cr_source *src, http_impl *h, const char *url, bool send_toke
 	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
 #endif
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, h->o.connect_timeout_s);
-	/* The low-speed floor alone lets a server drip just above it for hours. */
-	if (h->o.max_time_s > 0)
-		curl_easy_setopt(c, CURLOPT_TIMEOUT, h->o.max_time_s);
+	/* The low-speed floor alone lets a server drip just above it for hours;
+	 * a cap per request still lets many requests add up, hence the shared
+	 * deadline: each request gets what is left of it. */
+	h->deadline_cut = false;
+	if (h->o.deadline_ms) {
+		uint64_t now = cr_http_now_ms();
+
+		if (now >= h->o.deadline_ms)
+			return deadline_error(src->name, h, err);
+		if (!timeout_ms || h->o.deadline_ms - now < (uint64_t)timeout_ms) {
+			timeout_ms = (long)(h->o.deadline_ms - now);
+			h->deadline_cut = true;
+		}
+	}
+	if (timeout_ms > 0)
+		curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms);
+	if (h->o.progress) {
+		curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+		curl_easy_setopt(c, CURLOPT_XFERINFODATA, h);
+		curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+	}
 	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, h->o.low_speed_bps);
 	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, h->o.low_speed_time_s);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);

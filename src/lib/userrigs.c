@@ -19,7 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -532,61 +534,48 @@ static int make_dirs(char *dir, cr_error *err)
 	return CR_OK;
 }
 
-/* Follow symbolic links (at most 8) from path to the file they name. A
- * relative link target is relative to the link's directory. */
-static int resolve_links(const char *path, char *out, size_t cap, cr_error *err)
+/* The file @p path names after its links, into @p target, and that file's
+ * directory, into @p dir. A link to a file that does not exist is refused
+ * here rather than followed: creating its target (and the directories above
+ * it) somewhere the user never named is worse than saying so. */
+static int resolve_target(const char *path, char *target, char *dir, cr_error *err)
 {
-	char link[PATH_CAP];
+	struct stat st;
+	char *slash;
+	int rc;
 
-	cr_strlcpy(out, path, cap);
-	for (int depth = 0; depth < 8; depth++) {
-		struct stat st;
-		ssize_t n;
-
-		if (lstat(out, &st) != 0 || !S_ISLNK(st.st_mode))
-			return CR_OK;
-		n = readlink(out, link, sizeof(link) - 1);
-		if (n < 0 || (size_t)n >= sizeof(link) - 1)
-			return cr_seterr(err, CR_ERR_IO, "%s: cannot read the symbolic link", out);
-		link[n] = '\0';
-		if (link[0] == '/') {
-			cr_strlcpy(out, link, cap);
-		} else {
-			char *slash = strrchr(out, '/');
-			size_t keep = slash ? (size_t)(slash - out) + 1 : 0;
-
-			if (keep + (size_t)n + 1 > cap)
-				return cr_seterr(err, CR_ERR_IO, "%s: link target too long", path);
-			memcpy(out + keep, link, (size_t)n + 1);
-		}
-	}
-	return cr_seterr(err, CR_ERR_IO, "%s: too many levels of symbolic links", path);
+	if (strlen(path) >= PATH_CAP)
+		return cr_seterr(err, CR_ERR_INVALID, "%s: path too long", path);
+	/* Write through a symlink (a dotfiles manager's link) rather than
+	 * replacing the link with a plain file. */
+	if ((rc = cr_resolve_links(path, target, PATH_CAP, err)))
+		return rc;
+	if (strcmp(target, path) != 0 && lstat(target, &st) != 0 && errno == ENOENT)
+		return cr_seterr(err, CR_ERR_IO,
+				 "%s: a symbolic link to %s, which does not exist; create that file "
+				 "or remove the link",
+				 path, target);
+	cr_strlcpy(dir, target, PATH_CAP);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		cr_strlcpy(dir, ".", PATH_CAP);
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	return CR_OK;
 }
 
 int cr_userrigs_save(const cr_user_rigs *set, const char *path, cr_error *err)
 {
 	char target[PATH_CAP], dir[PATH_CAP];
-	char *text = NULL, *slash;
+	char *text = NULL;
 	size_t len = 0;
 	int rc;
 
 	if (!set || !path || !path[0])
 		return cr_seterr(err, CR_ERR_INVALID, "saved rigs: no path to save to");
-	if (strlen(path) >= sizeof(target))
-		return cr_seterr(err, CR_ERR_INVALID, "%s: path too long", path);
-	/* Write through a symlink (a dotfiles manager's link) rather than
-	 * replacing the link with a plain file. */
-	if ((rc = resolve_links(path, target, sizeof(target), err)))
-		return rc;
-	cr_strlcpy(dir, target, sizeof(dir));
-	slash = strrchr(dir, '/');
-	if (!slash)
-		cr_strlcpy(dir, ".", sizeof(dir));
-	else if (slash == dir)
-		dir[1] = '\0';
-	else
-		*slash = '\0';
-	if ((rc = make_dirs(dir, err)))
+	if ((rc = resolve_target(path, target, dir, err)) || (rc = make_dirs(dir, err)))
 		return rc;
 	if ((rc = cr_userrigs_serialize(set, &text, &len, err)))
 		return rc;
@@ -598,6 +587,80 @@ int cr_userrigs_save(const cr_user_rigs *set, const char *path, cr_error *err)
 	}
 	free(text);
 	return rc;
+}
+
+/* ---- the lock around load-modify-save -------------------------------------- */
+
+/* How long cr_userrigs_lock waits for another process. A save holds the
+ * lock for the load, one edit and an fsync'ed write: milliseconds on a
+ * local disk, at worst a second or two on a slow or network one. 10 s is
+ * our choice, well past that, short enough that a stopped process (^Z)
+ * holding it gets a message instead of a silent hang. */
+#define USERRIGS_LOCK_WAIT_MS 10000
+#define USERRIGS_LOCK_POLL_MS 5
+
+struct cr_user_rigs_lock {
+	int fd;
+};
+
+int cr_userrigs_lock(const char *path, cr_user_rigs_lock **out, cr_error *err)
+{
+	char target[PATH_CAP], dir[PATH_CAP], lock[PATH_CAP + 8];
+	struct stat st;
+	int rc, fd;
+
+	*out = NULL;
+	if (!path || !path[0])
+		return cr_seterr(err, CR_ERR_INVALID, "saved rigs: no path to lock");
+	if ((rc = resolve_target(path, target, dir, err)) || (rc = make_dirs(dir, err)))
+		return rc;
+	if ((size_t)snprintf(lock, sizeof(lock), "%s.lock", target) >= sizeof(lock))
+		return cr_seterr(err, CR_ERR_INVALID, "%s: path too long", path);
+	/* O_NOFOLLOW and O_NONBLOCK: a link or a FIFO planted as the lock file
+	 * is refused (below), never followed or waited on. */
+	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
+	if (fd < 0)
+		return cr_seterr(err, CR_ERR_IO, "%s: cannot open the lock file: %s", lock,
+				 strerror(errno));
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return cr_seterr(err, CR_ERR_IO, "%s: the lock file is not a regular file", lock);
+	}
+	for (int waited = 0; flock(fd, LOCK_EX | LOCK_NB) != 0; waited += USERRIGS_LOCK_POLL_MS) {
+		struct timespec ts = { 0, USERRIGS_LOCK_POLL_MS * 1000000L };
+		int e = errno;
+
+		if (e == EINTR)
+			continue;
+		if (e != EWOULDBLOCK || waited >= USERRIGS_LOCK_WAIT_MS) {
+			close(fd);
+			if (e == EWOULDBLOCK)
+				return cr_seterr(err, CR_ERR_IO,
+						 "%s: another clefrun has held this lock for %d s; "
+						 "try again when it has finished",
+						 lock, USERRIGS_LOCK_WAIT_MS / 1000);
+			return cr_seterr(err, CR_ERR_IO, "%s: cannot lock: %s", lock, strerror(e));
+		}
+		nanosleep(&ts, NULL);
+	}
+	*out = malloc(sizeof(**out));
+	if (!*out) {
+		close(fd);
+		return cr_seterr(err, CR_ERR_NOMEM, "out of memory");
+	}
+	(*out)->fd = fd;
+	return CR_OK;
+}
+
+void cr_userrigs_unlock(cr_user_rigs_lock *lock)
+{
+	if (!lock)
+		return;
+	/* Closing the descriptor releases the flock. The file stays: removing
+	 * it would race with a process that has just opened it and would then
+	 * lock a name nobody else sees. */
+	close(lock->fd);
+	free(lock);
 }
 
 /* ---- suggestions ------------------------------------------------------------ */

@@ -124,3 +124,32 @@ FILE *cr_fopen_regular(const char *path, const char **why)
 	}
 	return f;
 }
+
+int cr_resolve_links(const char *path, char *out, size_t cap, cr_error *err)
+{
+	char link[4096];
+
+	cr_strlcpy(out, path, cap);
+	for (int depth = 0; depth < 8; depth++) {
+		struct stat st;
+		ssize_t n;
+
+		if (lstat(out, &st) != 0 || !S_ISLNK(st.st_mode))
+			return CR_OK;
+		n = readlink(out, link, sizeof(link) - 1);
+		if (n < 0 || (size_t)n >= sizeof(link) - 1)
+			return cr_seterr(err, CR_ERR_IO, "%s: cannot read the symbolic link", out);
+		link[n] = '\0';
+		if (link[0] == '/') {
+			cr_strlcpy(out, link, cap);
+		} else {
+			char *slash = strrchr(out, '/');
+			size_t keep = slash ? (size_t)(slash - out) + 1 : 0;
+
+			if (keep + (size_t)n + 1 > cap)
+				return cr_seterr(err, CR_ERR_IO, "%s: link target too long", path);
+			memcpy(out + keep, link, (size_t)n + 1);
+		}
+	}
+	return cr_seterr(err, CR_ERR_IO, "%s: too many levels of symbolic links", path);
+}

@@ -44,4 +44,10 @@ void cr_strlcpy(char *dst, const char *src, size_t cap);
  * directory", "not a regular file"). */
 FILE *cr_fopen_regular(const char *path, const char **why);
 
+/* Follow symbolic links (at most 8) from path to the file they name, into
+ * out (cap bytes). A relative link target is relative to the link's
+ * directory. The result need not exist (the last link may dangle). 0, or
+ * CR_ERR_IO naming the path (unreadable link, too long, a loop). */
+int cr_resolve_links(const char *path, char *out, size_t cap, cr_error *err);
+
 #endif

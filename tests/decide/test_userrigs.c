@@ -395,7 +395,8 @@ static void test_suggest(void **state)
 	cr_userrigs_free(set);
 }
 
-/* Save through a symbolic link: the link stays, its target changes. */
+/* Save through a symbolic link to an existing file: the link stays, its
+ * target changes. */
 static void test_save_through_symlink(void **state)
 {
 	fixture *f = *state;
@@ -407,6 +408,7 @@ static void test_save_through_symlink(void **state)
 	snprintf(dir, sizeof(dir), "%s/clefrun", f->home);
 	mkdir(dir, 0700);
 	snprintf(target, sizeof(target), "%s/clefrun/real.json", f->home);
+	spit(target, "{\"schema\":\"clefrun.user-rigs/1\",\"rigs\":[]}");
 	assert_int_equal(symlink("real.json", f->path), 0);
 	assert_int_equal(cr_userrigs_new(&set, NULL), CR_OK);
 	assert_int_equal(cr_userrigs_add(set, &a, f->cat, false, NULL), CR_OK);
@@ -416,7 +418,42 @@ static void test_save_through_symlink(void **state)
 	assert_int_equal(stat(target, &st), 0);
 	assert_true(S_ISREG(st.st_mode));
 	cr_userrigs_free(set);
+	set = NULL;
+	assert_int_equal(cr_userrigs_load(target, f->cat, &set, NULL, NULL), CR_OK);
+	assert_int_equal(cr_userrigs_count(set), 1);
+	cr_userrigs_free(set);
 	unlink(target);
+}
+
+/* A link to a file that does not exist is refused by save and lock, and
+ * neither creates the link's target or the directories above it. */
+static void test_dangling_symlink_refused(void **state)
+{
+	fixture *f = *state;
+	char target[700], dir[600], missing_dir[600];
+	cr_user_rigs *set = NULL;
+	cr_user_rigs_lock *lock = NULL;
+	cr_rig a = figures("box", 24, 936, 1, 0);
+	cr_error err = { 0, "" };
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%s/clefrun", f->home);
+	mkdir(dir, 0700);
+	snprintf(missing_dir, sizeof(missing_dir), "%s/nowhere", f->home);
+	snprintf(target, sizeof(target), "%s/deeper/real.json", missing_dir);
+	assert_int_equal(symlink(target, f->path), 0);
+	assert_int_equal(cr_userrigs_new(&set, NULL), CR_OK);
+	assert_int_equal(cr_userrigs_add(set, &a, f->cat, false, NULL), CR_OK);
+	assert_int_equal(cr_userrigs_save(set, f->path, &err), CR_ERR_IO);
+	assert_non_null(strstr(err.message, "a symbolic link to"));
+	assert_non_null(strstr(err.message, target));
+	assert_int_equal(cr_userrigs_lock(f->path, &lock, &err), CR_ERR_IO);
+	assert_null(lock);
+	assert_non_null(strstr(err.message, target));
+	assert_int_not_equal(stat(missing_dir, &st), 0);
+	cr_userrigs_unlock(NULL);
+	cr_userrigs_free(set);
+	unlink(f->path);
 }
 
 static unsigned long lcg(unsigned long *s)
@@ -542,6 +579,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_validation, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_suggest, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_save_through_symlink, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dangling_symlink_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_atomic_write_under_kill, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_save_failure_leaves_file, setup, teardown),
 	};

@@ -31,4 +31,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 		}                                                                        \
 	} while (0)
 
+/* Clear a cr_error before each call whose failure the harness checks: a
+ * call that fails without setting it must not pass on the message an
+ * earlier call left there. */
+#define FUZZ_ERR_RESET(e)                 \
+	do {                              \
+		(e).status = 0;           \
+		(e).message[0] = '\0';    \
+	} while (0)
+
 #endif

@@ -57,6 +57,7 @@ static void estimate_all(const cr_model *m, const cr_quant *q, const cr_rig *r)
 		o.cpu_moe = i == 2;
 		o.split = i == 2 ? CR_SPLIT_TENSOR : CR_SPLIT_LAYER;
 		o.flash_attn = cr_estimate_resolve_flash_attn(m, r, CR_FA_AUTO, why, sizeof(why));
+		FUZZ_ERR_RESET(err);
 		if (cr_estimate_run(m, q, r, &o, &est, &err) == 0) {
 			size_t n = cr_estimate_explain(m, q, r, &o, &est, terms,
 						       sizeof(terms) / sizeof(terms[0]));

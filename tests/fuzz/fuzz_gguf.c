@@ -77,6 +77,7 @@ static void estimate(const cr_gguf_model *gm)
 		eo.cpu_moe = i == 1;
 		(void)cr_estimate_kv_bytes(&gm->model, &eo);
 		(void)cr_estimate_state_bytes(&gm->model, &eo);
+		FUZZ_ERR_RESET(err);
 		if (cr_estimate_run(&gm->model, &q, &rig, &eo, &est, &err) == 0)
 			FUZZ_CHECK(est.tier < CR_TIER_COUNT);
 		else
@@ -96,6 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.first_read = policy & 2 ? 64 : 4096;
 	if (cr_source_open_memory(data, size, "fuzz.gguf", false, &s, &err) != 0)
 		return 0;
+	FUZZ_ERR_RESET(err);
 	if (cr_gguf_load(s, &o, &g, &err) == 0) {
 		cr_gguf_model *gm = malloc(sizeof(*gm));
 		const cr_gguf *parts[2] = { g, g };

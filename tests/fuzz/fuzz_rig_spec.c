@@ -41,6 +41,7 @@ static void use(const cr_rig *r)
 	snprintf(q.id, sizeof(q.id), "Q4_K_M");
 	q.bpw = 4.9;
 	o.n_ctx = 4096;
+	FUZZ_ERR_RESET(err);
 	if (cr_estimate_run(&m, &q, r, &o, &est, &err) == 0)
 		FUZZ_CHECK(est.tier < CR_TIER_COUNT);
 }
@@ -60,6 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* As given, then prefixed. */
 	memcpy(s, data, size);
 	s[size] = '\0';
+	FUZZ_ERR_RESET(err);
 	if (cr_rig_parse_spec(s, &r, &err) == 0)
 		use(&r);
 	else
@@ -67,6 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(s, prefix, sizeof(prefix) - 1);
 	memcpy(s + sizeof(prefix) - 1, data, size);
 	s[sizeof(prefix) - 1 + size] = '\0';
+	FUZZ_ERR_RESET(err);
 	if (cr_rig_parse_spec(s, &r, &err) == 0)
 		use(&r);
 	else

@@ -21,6 +21,9 @@ Paths (NAME is a file under --root):
   /badrange/NAME           206 with a Content-Range 7 bytes off
   /truncated/NAME          206 that closes after half the promised body
   /slow/NAME               sends one byte every 0.5 s
+  /drip/RATE/NAME          /files/NAME at RATE bytes/s (a tenth every 0.1 s): at
+                           1100, the rate that held a user for 539 s, above the
+                           low-speed floor: only a time limit stops it
   /status/CODE             answers CODE (401, 403, 404, 416, 500, ...)
   /redirect/N/NAME         N redirects, then /files/NAME
   /loop                    redirects to itself
@@ -111,7 +114,7 @@ class Handler(BaseHTTPRequestHandler):
             return True
         return False
 
-    def serve_file(self, name, mode="normal"):
+    def serve_file(self, name, mode="normal", rate=1100):
         p = self.file_path(name)
         if not p:
             return self.send_plain(404, b"not found\n")
@@ -146,6 +149,23 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(half)
             self.wfile.flush()
             self.record(status, len(half))
+            self.close_connection = True
+            return
+        if mode == "drip":
+            self.send_response(status)
+            for k, v in headers.items():
+                self.send_header(k, v)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.record(status, len(body))
+            step = max(1, rate // 10)
+            try:
+                for i in range(0, len(body), step):
+                    self.wfile.write(body[i:i + step])
+                    self.wfile.flush()
+                    time.sleep(0.1)
+            except OSError:
+                pass
             self.close_connection = True
             return
         if mode == "slow":
@@ -229,6 +249,9 @@ class Handler(BaseHTTPRequestHandler):
         if m:
             mode = {"files": "normal"}.get(m.group(1), m.group(1))
             return self.serve_file(m.group(2), mode)
+        m = re.fullmatch(r"/drip/(\d+)/(.+)", path)
+        if m:
+            return self.serve_file(m.group(2), "drip", int(m.group(1)))
         m = re.fullmatch(r"/status/(\d+)", path)
         if m:
             return self.send_plain(int(m.group(1)), b"status\n")

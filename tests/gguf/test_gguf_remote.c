@@ -268,6 +268,70 @@ static void test_request_time_cap(void **state)
 	assert_string_equal(err.message, want);
 }
 
+typedef struct progress_seen {
+	int calls;
+	uint64_t max_bytes;
+} progress_seen;
+
+static void on_progress(void *arg, uint64_t now, uint64_t total)
+{
+	progress_seen *p = arg;
+
+	(void)total;
+	p->calls++;
+	if (now > p->max_bytes)
+		p->max_bytes = now;
+}
+
+/* One deadline for all the requests of a command, not per request: the
+ * header of tiny-llama.gguf (8544 bytes) at 1100 bytes/s in ranges from
+ * 1 KiB takes several requests and about 8 s; with no cap per request and
+ * a deadline 2.5 s away, the load stops at the deadline, in a request
+ * after the first, with the deadline's message. The progress callback sees
+ * the bytes arrive. */
+static void test_command_deadline(void **state)
+{
+	cr_http_opts o = CR_HTTP_OPTS_INIT;
+	cr_error err = { 0, "" };
+	progress_seen seen = { 0, 0 };
+	char want[512];
+	uint64_t t0, took;
+	logsum l;
+
+	(void)state;
+	o.max_time_s = 0;
+	o.first_range_bytes = 1024;
+	o.progress = on_progress;
+	o.progress_arg = &seen;
+	log_reset();
+	t0 = cr_http_now_ms();
+	o.deadline_ms = t0 + 2500;
+	o.deadline_budget_s = 2;
+	assert_int_equal(load("/drip/1100/tiny-llama.gguf", &o, NULL, &err, NULL), CR_ERR_IO);
+	took = cr_http_now_ms() - t0;
+	snprintf(want, sizeof(want),
+		 "%s/drip/1100/tiny-llama.gguf: timed out: the requests of one command may take at most 2 s "
+		 "together (CLEFRUN_HTTP_DEADLINE sets it)",
+		 base);
+	assert_string_equal(err.message, want);
+	if (took < 2400 || took > 3200)
+		fail_msg("stopped after %llu ms, the deadline was 2500 ms away", (unsigned long long)took);
+	l = log_read("/drip/", -1);
+	if (l.requests < 2)
+		fail_msg("%d request(s): the deadline must have spanned several", l.requests);
+	assert_true(seen.calls > 0 && seen.max_bytes > 0 && seen.max_bytes <= 8544);
+
+	/* A deadline already passed: no request at all. */
+	log_reset();
+	o.deadline_ms = cr_http_now_ms() - 1;
+	o.deadline_budget_s = 0;
+	assert_int_equal(load("/files/tiny-llama.gguf", &o, NULL, &err, NULL), CR_ERR_IO);
+	snprintf(want, sizeof(want), "%s/files/tiny-llama.gguf: timed out: the deadline for these requests passed",
+		 base);
+	assert_string_equal(err.message, want);
+	assert_int_equal(log_read(NULL, -1).requests, 0);
+}
+
 static void test_tls_failure(void **state)
 {
 	cr_error err = { 0, "" };
@@ -535,6 +599,7 @@ int main(void)
 		cmocka_unit_test(test_truncated_body),
 		cmocka_unit_test(test_slow_drip_times_out),
 		cmocka_unit_test(test_request_time_cap),
+		cmocka_unit_test(test_command_deadline),
 		cmocka_unit_test(test_tls_failure),
 		cmocka_unit_test(test_proxy_from_environment),
 		cmocka_unit_test(test_file_changed_between_requests),
