@@ -702,7 +702,7 @@ static double prefill_tps(const cr_model *m, const cr_estimate_opts *o, const cr
 /* Is there measured data near this estimate? Writes "" (calibrated) or why
  * not to `decode_note` / `prefill_note` (docs/accuracy.md "Confidence"). */
 static void speed_confidence(const cr_model *m, const cr_rig *r, const tiers *t, const plan *p,
-			     const cr_estimate_opts *o, uint32_t ctx, cr_estimate *out)
+			     const cr_estimate_opts *o, uint32_t ctx, bool bf16, cr_estimate *out)
 {
 	const cr_device *d = primary(r);
 	const cr_speed_cell *c = NULL;
@@ -721,6 +721,8 @@ static void speed_confidence(const cr_model *m, const cr_rig *r, const tiers *t,
 		snprintf(why, sizeof(why), "layers or experts in system RAM: no measured rows");
 	else if (t->n_acc > 1 && o->split == CR_SPLIT_TENSOR)
 		snprintf(why, sizeof(why), "tensor split: no measured llama.cpp rows");
+	else if (bf16 && d->backend == CR_BACKEND_VULKAN)
+		snprintf(why, sizeof(why), "BF16 on Vulkan: no measured rows; devices without bf16 support take a slower path");
 	else if (!c)
 		snprintf(why, sizeof(why), "no measured %s rows on %s%s%s devices", cr_backend_name(d->backend),
 			 v == CR_VENDOR_OTHER ? "" : cr_vendor_name(v), v == CR_VENDOR_OTHER ? "" : " ",
@@ -959,7 +961,7 @@ int cr_estimate_run(const cr_model *m, const cr_quant *q, const cr_rig *r,
 	speed_confidence(m, r, &t, &p, o,
 			 out->decode_depth > pre_depth + out->prompt_tokens ? out->decode_depth
 									   : pre_depth + out->prompt_tokens,
-			 out);
+			 strcmp(q->base_type, "BF16") == 0, out);
 
 	if (!out->fits || p.tight)
 		out->tier = CR_TIER_TIGHT;

@@ -1,6 +1,6 @@
 /*
  * Speed-model constants, written by `bench/speed-calibration --emit-c` from
- * 551 measured llama.cpp rows of 43 sources in bench/data/ (docs/accuracy.md:
+ * 553 measured llama.cpp rows of 44 sources in bench/data/ (docs/accuracy.md:
  * the model, the fit, and its leave-one-source-out error). Do not edit by
  * hand: change the data or the model and re-run the script.
  */
@@ -8,44 +8,44 @@
 
 const cr_speed_model cr_speed = {
 	/* decode: achievable share of peak bandwidth per memory class (CPU rows: DDR) */
-	.decode_eff = { [CR_MEMTYPE_AUTO] = 0.7270, [CR_MEMTYPE_HBM] = 0.5180, [CR_MEMTYPE_GDDR] = 0.7270, [CR_MEMTYPE_LPDDR] = 0.7318, [CR_MEMTYPE_DDR] = 0.6789 },
+	.decode_eff = { [CR_MEMTYPE_AUTO] = 0.7264, [CR_MEMTYPE_HBM] = 0.5174, [CR_MEMTYPE_GDDR] = 0.7264, [CR_MEMTYPE_LPDDR] = 0.7292, [CR_MEMTYPE_DDR] = 0.6789 },
 	/* per backend, and per (backend, memory class: AUTO, HBM, GDDR, LPDDR, DDR) */
-	.backend_eff = { [CR_BACKEND_CUDA] = 1.0000, [CR_BACKEND_METAL] = 0.9697, [CR_BACKEND_ROCM] = 0.9248, [CR_BACKEND_VULKAN] = 0.9698, [CR_BACKEND_CPU] = 1.0000 },
+	.backend_eff = { [CR_BACKEND_CUDA] = 1.0000, [CR_BACKEND_METAL] = 0.9683, [CR_BACKEND_ROCM] = 0.9235, [CR_BACKEND_VULKAN] = 0.9707, [CR_BACKEND_CPU] = 1.0000 },
 	.cell_eff = {
-		[CR_BACKEND_CUDA] = { 1, 0.9982, 1.1213, 1.0521, 1.0000 },
-		[CR_BACKEND_METAL] = { 1, 1.0000, 1.0000, 0.9531, 1.0000 },
-		[CR_BACKEND_ROCM] = { 1, 0.9292, 0.9639, 0.9881, 1.0000 },
-		[CR_BACKEND_VULKAN] = { 1, 1.0000, 0.9341, 1.0205, 1.0000 },
+		[CR_BACKEND_CUDA] = { 1, 0.9980, 1.1215, 1.0540, 1.0000 },
+		[CR_BACKEND_METAL] = { 1, 1.0000, 1.0000, 0.9508, 1.0000 },
+		[CR_BACKEND_ROCM] = { 1, 0.9291, 0.9637, 0.9862, 1.0000 },
+		[CR_BACKEND_VULKAN] = { 1, 1.0000, 0.9339, 1.0221, 1.0000 },
 		[CR_BACKEND_CPU] = { 1, 1.0000, 1.0000, 1.0000, 1.0000 },
 	},
-	.kv_read_factor = 1.2498,     /* KV bytes cost this many weight bytes */
+	.kv_read_factor = 1.2411,     /* KV bytes cost this many weight bytes */
 	/* seconds per layer per token: kernel launches and synchronisation */
-	.layer_s = { [CR_BACKEND_CUDA] = 2.390e-05, [CR_BACKEND_METAL] = 5.355e-05, [CR_BACKEND_ROCM] = 1.952e-05, [CR_BACKEND_VULKAN] = 1.824e-05, [CR_BACKEND_CPU] = 1.519e-05 },
-	.recurrent_layer_s = 2.332e-05,  /* per linear-attention / SSM layer */
-	.moe_layer_s = 2.496e-05,        /* per MoE layer: router, top-k, gathered experts */
+	.layer_s = { [CR_BACKEND_CUDA] = 2.400e-05, [CR_BACKEND_METAL] = 5.374e-05, [CR_BACKEND_ROCM] = 1.897e-05, [CR_BACKEND_VULKAN] = 1.822e-05, [CR_BACKEND_CPU] = 1.519e-05 },
+	.recurrent_layer_s = 2.388e-05,  /* per linear-attention / SSM layer */
+	.moe_layer_s = 2.510e-05,        /* per MoE layer: router, top-k, gathered experts */
 	.cpu_param_s = 3.908e-12,        /* CPU decode: per active parameter */
-	.multi_gpu_factor = 1.0070,   /* layer split: cards in turn */
+	.multi_gpu_factor = 1.0069,   /* layer split: cards in turn */
 	/* prefill: share of dense FP16 peak the weight GEMMs reach */
-	.prefill_eff = { [CR_BACKEND_CUDA] = 0.4088, [CR_BACKEND_METAL] = 0.6727, [CR_BACKEND_ROCM] = 0.3212, [CR_BACKEND_VULKAN] = 0.2862, [CR_BACKEND_CPU] = 0.8462 },
+	.prefill_eff = { [CR_BACKEND_CUDA] = 0.4218, [CR_BACKEND_METAL] = 0.6894, [CR_BACKEND_ROCM] = 0.3226, [CR_BACKEND_VULKAN] = 0.2879, [CR_BACKEND_CPU] = 0.8415 },
 	.prefill_cell = {
-		[CR_BACKEND_CUDA] = { 1, 0.8772, 1.2939, 0.8857, 1.0000 },
-		[CR_BACKEND_METAL] = { 1, 1.0000, 1.0000, 1.1388, 1.0000 },
-		[CR_BACKEND_ROCM] = { 1, 1.0880, 1.2440, 0.6994, 1.0000 },
-		[CR_BACKEND_VULKAN] = { 1, 1.0000, 1.5380, 0.5980, 1.0000 },
+		[CR_BACKEND_CUDA] = { 1, 0.8896, 1.3103, 0.8694, 1.0000 },
+		[CR_BACKEND_METAL] = { 1, 1.0000, 1.0000, 1.1459, 1.0000 },
+		[CR_BACKEND_ROCM] = { 1, 1.0911, 1.2465, 0.6968, 1.0000 },
+		[CR_BACKEND_VULKAN] = { 1, 1.0000, 1.5338, 0.6005, 1.0000 },
 		[CR_BACKEND_CPU] = { 1, 1.0000, 1.0000, 1.0000, 1.0000 },
 	},
-	.prefill_f16 = 1.1817,        /* F16 / BF16 weights (cuBLAS / GEMM path) */
-	.moe_half_tokens = 41.72,    /* tokens per expert at half a dense GEMM's efficiency */
-	.attention_cost = 1.5997,     /* attention FLOPs relative to weight FLOPs */
-	.prefill_layer_s = 3.124e-04,    /* per layer per micro-batch */
+	.prefill_f16 = 1.1884,        /* F16 / BF16 weights (cuBLAS / GEMM path) */
+	.moe_half_tokens = 44.78,    /* tokens per expert at half a dense GEMM's efficiency */
+	.attention_cost = 1.6256,     /* attention FLOPs relative to weight FLOPs */
+	.prefill_layer_s = 3.152e-04,    /* per layer per micro-batch */
 	/* out of sample (leave one source out, 2025-26 rows): median absolute error, percent,
 	 * and the 10th / 90th percentiles of measured / predicted */
-	.decode_error_pct = { [CR_BACKEND_CUDA] = 11.0, [CR_BACKEND_METAL] = 70.8, [CR_BACKEND_ROCM] = 13.1, [CR_BACKEND_VULKAN] = 14.8, [CR_BACKEND_CPU] = 115.3 },
-	.decode_q10 = { [CR_BACKEND_CUDA] = 0.720, [CR_BACKEND_METAL] = 0.424, [CR_BACKEND_ROCM] = 0.713, [CR_BACKEND_VULKAN] = 0.763, [CR_BACKEND_CPU] = 0.355 },
-	.decode_q90 = { [CR_BACKEND_CUDA] = 1.185, [CR_BACKEND_METAL] = 1.028, [CR_BACKEND_ROCM] = 1.180, [CR_BACKEND_VULKAN] = 1.294, [CR_BACKEND_CPU] = 0.508 },
-	.prefill_error_pct = { [CR_BACKEND_CUDA] = 10.1, [CR_BACKEND_METAL] = 17.3, [CR_BACKEND_ROCM] = 27.3, [CR_BACKEND_VULKAN] = 26.7, [CR_BACKEND_CPU] = 17.3 },
-	.prefill_q10 = { [CR_BACKEND_CUDA] = 0.861, [CR_BACKEND_METAL] = 0.594, [CR_BACKEND_ROCM] = 0.441, [CR_BACKEND_VULKAN] = 0.503, [CR_BACKEND_CPU] = 0.594 },
-	.prefill_q90 = { [CR_BACKEND_CUDA] = 1.374, [CR_BACKEND_METAL] = 1.633, [CR_BACKEND_ROCM] = 1.497, [CR_BACKEND_VULKAN] = 2.297, [CR_BACKEND_CPU] = 1.633 },
+	.decode_error_pct = { [CR_BACKEND_CUDA] = 11.4, [CR_BACKEND_METAL] = 62.6, [CR_BACKEND_ROCM] = 14.5, [CR_BACKEND_VULKAN] = 15.0, [CR_BACKEND_CPU] = 115.3 },
+	.decode_q10 = { [CR_BACKEND_CUDA] = 0.720, [CR_BACKEND_METAL] = 0.425, [CR_BACKEND_ROCM] = 0.714, [CR_BACKEND_VULKAN] = 0.763, [CR_BACKEND_CPU] = 0.355 },
+	.decode_q90 = { [CR_BACKEND_CUDA] = 1.182, [CR_BACKEND_METAL] = 1.125, [CR_BACKEND_ROCM] = 1.194, [CR_BACKEND_VULKAN] = 1.300, [CR_BACKEND_CPU] = 0.507 },
+	.prefill_error_pct = { [CR_BACKEND_CUDA] = 10.2, [CR_BACKEND_METAL] = 18.3, [CR_BACKEND_ROCM] = 26.7, [CR_BACKEND_VULKAN] = 25.4, [CR_BACKEND_CPU] = 18.3 },
+	.prefill_q10 = { [CR_BACKEND_CUDA] = 0.844, [CR_BACKEND_METAL] = 0.581, [CR_BACKEND_ROCM] = 0.473, [CR_BACKEND_VULKAN] = 0.508, [CR_BACKEND_CPU] = 0.581 },
+	.prefill_q90 = { [CR_BACKEND_CUDA] = 1.343, [CR_BACKEND_METAL] = 1.640, [CR_BACKEND_ROCM] = 1.521, [CR_BACKEND_VULKAN] = 2.293, [CR_BACKEND_CPU] = 1.640 },
 };
 
 /* 2025-26 single-device rows per (backend, memory class, vendor): decode rows,
@@ -55,10 +55,10 @@ const cr_speed_cell cr_speed_cells[] = {
 	{ CR_BACKEND_CPU, CR_MEMTYPE_DDR, CR_VENDOR_OTHER, 11, 3, 14, 0, 0, 6.74e+09, 7.06e+10, 512 },
 	{ CR_BACKEND_CUDA, CR_MEMTYPE_GDDR, CR_VENDOR_NVIDIA, 17, 11, 8, 20, 0, 3.21e+09, 8.03e+09, 33280 },
 	{ CR_BACKEND_CUDA, CR_MEMTYPE_LPDDR, CR_VENDOR_NVIDIA, 29, 29, 20, 38, 0, 3.35e+09, 7.62e+09, 34816 },
-	{ CR_BACKEND_METAL, CR_MEMTYPE_LPDDR, CR_VENDOR_APPLE, 15, 8, 19, 4, 0, 5.96e+08, 7.06e+10, 32800 },
+	{ CR_BACKEND_METAL, CR_MEMTYPE_LPDDR, CR_VENDOR_APPLE, 17, 8, 21, 4, 0, 5.96e+08, 7.06e+10, 32800 },
 	{ CR_BACKEND_ROCM, CR_MEMTYPE_GDDR, CR_VENDOR_AMD, 5, 5, 8, 2, 0, 4.19e+09, 8.03e+09, 6144 },
 	{ CR_BACKEND_ROCM, CR_MEMTYPE_HBM, CR_VENDOR_AMD, 5, 1, 4, 2, 0, 1.24e+09, 8.03e+09, 512 },
-	{ CR_BACKEND_ROCM, CR_MEMTYPE_LPDDR, CR_VENDOR_AMD, 34, 33, 56, 11, 0, 1.24e+09, 7.06e+10, 66048 },
+	{ CR_BACKEND_ROCM, CR_MEMTYPE_LPDDR, CR_VENDOR_AMD, 36, 35, 56, 11, 4, 1.24e+09, 7.06e+10, 66048 },
 	{ CR_BACKEND_VULKAN, CR_MEMTYPE_GDDR, CR_VENDOR_AMD, 8, 6, 14, 0, 0, 6.74e+09, 1.48e+10, 512 },
 	{ CR_BACKEND_VULKAN, CR_MEMTYPE_GDDR, CR_VENDOR_NVIDIA, 9, 9, 17, 1, 0, 3.21e+09, 8.03e+09, 8704 },
 	{ CR_BACKEND_VULKAN, CR_MEMTYPE_LPDDR, CR_VENDOR_AMD, 23, 19, 22, 16, 4, 3.35e+09, 7.06e+10, 8704 },
