@@ -337,7 +337,7 @@ static void add_csv_row(cli_table *t, const cr_model *m, const row *r)
 		v[9][0] = '\0';
 	if (e->prefill_tokens_per_s > 0) {
 		snprintf(v[10], 32, "%.1f", e->prefill_tokens_per_s);
-		snprintf(v[11], 32, "%.1f", e->time_to_decision_s * 1e3);
+		snprintf(v[11], 32, "%.4f", e->time_to_decision_s);
 	} else {
 		v[10][0] = v[11][0] = '\0';
 	}
@@ -440,7 +440,7 @@ static int print_json(const check_cfg *c, const cr_model *m, const row *rows, in
 		add_rate(o, "decode_tokens_per_s_high", e->decode_tokens_per_s_high, 100);
 		cJSON_AddNumberToObject(o, "decode_depth", e->decode_depth);
 		add_rate(o, "prefill_tokens_per_s", e->prefill_tokens_per_s, 10);
-		add_rate(o, "time_to_decision_ms", e->time_to_decision_s * 1e3, 10);
+		add_rate(o, "time_to_decision_s", e->time_to_decision_s, 1e4);
 		cJSON_AddStringToObject(o, "basis", e->basis);
 		cJSON_AddStringToObject(o, "flash_attn_reason", rows[i].fa_why);
 		if (c->explain)
@@ -506,7 +506,7 @@ static int render(const check_cfg *c, const cr_model *m, const row *rows, int n)
 	static const char *const csv_hdr[] = { "model", "quant", "rig", "context", "weights_bytes",
 		"kv_bytes", "state_bytes", "compute_bytes", "overhead_bytes", "total_bytes",
 		"available_bytes", "max_context", "decode_tokens_per_s", "prefill_tokens_per_s",
-		"time_to_decision_ms", "tier" };
+		"time_to_decision_s", "tier" };
 	bool unreleased = false;
 	cli_table t;
 

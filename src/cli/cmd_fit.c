@@ -276,6 +276,13 @@ static void add_csv_row(cli_table *t, const cr_fit_row *r, size_t i)
 	snprintf(v[9], 32, "%.2f", e->decode_tokens_per_s);
 	snprintf(v[10], 32, "%.1f", e->prefill_tokens_per_s);
 	snprintf(v[11], 32, "%.4f", e->time_to_decision_s);
+	/* Unknown or not applicable: an empty field, as JSON writes null. */
+	if (e->decode_tokens_per_s <= 0)
+		v[9][0] = '\0';
+	if (e->prefill_tokens_per_s <= 0)
+		v[10][0] = '\0';
+	if (e->time_to_decision_s <= 0)
+		v[11][0] = '\0';
 	cells[0] = v[0];
 	cells[1] = r->model->id;
 	cells[2] = v[1];

@@ -326,6 +326,9 @@ static int rig_list(const cli_globals *g0, int argc, char **argv)
 	const char *hdr[] = { "ID", "NAME", "MEMORY", "BANDWIDTH GB/s", "FP16 TFLOPS", "KIND",
 		"DEVICES" };
 	static const bool right[] = { false, false, true, true, true, false, false };
+	/* CSV: snake_case headers with the unit in the name, as `clefrun rigs` (docs/cli.md). */
+	static const char *const csv_hdr[] = { "id", "name", "memory_bytes",
+		"aggregate_bandwidth_gbs", "fp16_tflops", "kind", "devices" };
 	cli_globals g = *g0;
 	cli_format fmt = FMT_TABLE;
 	const char *none = NULL;
@@ -361,13 +364,18 @@ static int rig_list(const cli_globals *g0, int argc, char **argv)
 	cli_table t;
 
 	hdr[2] = cli_mem_heading(); /* after --units */
-	cli_table_init(&t, 7, hdr, right);
+	cli_table_init(&t, 7, fmt == FMT_CSV ? csv_hdr : hdr, right);
 	for (size_t i = 0; i < cr_userrigs_count(set); i++) {
 		const cr_rig *r = cr_userrigs_at(set, i);
 		char v[5][320];
 		const char *cells[7] = { r->id, r->name, v[0], v[1], v[2], v[3], v[4] };
 
 		rig_figures(r, v[0], v[1], v[2], v[3], v[4], sizeof(v[0]));
+		if (fmt == FMT_CSV) { /* raw bytes; empty, not "-", when unknown */
+			snprintf(v[0], sizeof(v[0]), "%llu", (unsigned long long)cr_rig_memory_bytes(r));
+			if (strcmp(v[2], "-") == 0)
+				v[2][0] = '\0';
+		}
 		cli_table_add(&t, cells);
 	}
 	if (fmt == FMT_CSV || cr_userrigs_count(set))
@@ -389,7 +397,7 @@ static int rig_show(const cli_globals *g0, int argc, char **argv)
 	const char *hdr[] = { "DEVICE", "COUNT", "MEMORY", "BANDWIDTH GB/s", "FP16 TFLOPS",
 		"BACKEND", "KIND", "USABLE" };
 	static const bool right[] = { false, true, true, true, true, false, false, true };
-	static const char *const csv_hdr[] = { "rig", "device", "count", "memory_gib",
+	static const char *const csv_hdr[] = { "rig", "device", "count", "memory_bytes",
 		"bandwidth_gbs", "fp16_tflops", "backend", "kind", "usable_fraction" };
 	cli_globals g = *g0;
 	cli_format fmt = FMT_TABLE;
@@ -444,12 +452,13 @@ static int rig_show(const cli_globals *g0, int argc, char **argv)
 		int off = fmt == FMT_CSV;
 
 		snprintf(v[0], 32, "%u", d->count);
-		if (fmt == FMT_CSV) /* the column is memory_gib */
-			snprintf(v[1], 32, "%g", d->memory_gib);
+		if (fmt == FMT_CSV) /* the column is memory_bytes, of one device */
+			snprintf(v[1], 32, "%llu", (unsigned long long)(d->memory_gib * 1073741824.0));
 		else
 			cli_fmt_mem_number(v[1], 32, d->memory_gib * 1073741824.0);
 		snprintf(v[2], 32, "%g", d->bandwidth_gbs);
-		snprintf(v[3], 32, fmt == FMT_CSV || d->fp16_tflops > 0 ? "%g" : "-", d->fp16_tflops);
+		/* 0 TFLOPS is "unknown": "-" in a table, an empty CSV field */
+		snprintf(v[3], 32, d->fp16_tflops > 0 ? "%g" : fmt == FMT_CSV ? "" : "-", d->fp16_tflops);
 		snprintf(v[4], 32, "%g", d->usable_fraction);
 		cells[0] = r->id;
 		cells[off + 0] = d->name;

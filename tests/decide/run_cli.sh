@@ -76,7 +76,8 @@ run 0 rig list --format json
 out_has '"schema":[[:space:]]*"clefrun.user-rigs-list/1"'
 out_has '"exists":[[:space:]]*true'
 run 0 rig list --format csv
-out_has "^ID,NAME,MEMORY GiB"
+out_has "^id,name,memory_bytes,aggregate_bandwidth_gbs,fp16_tflops,kind,devices"
+out_has ",188978561024,1961.6,,discrete+system,"
 run 0 rig show box --format json
 out_has '"origin":[[:space:]]*"saved"'
 out_has '"kind":[[:space:]]*"system"'

@@ -16,7 +16,8 @@
    file, check of every catalog model, fit and rig show of every rig, the
    list commands, check and fit on each loadable fixture catalog, detect and
    --rig local on each detect root, and the JSON stdout every CLI golden case
-   records.
+   records; every CSV output follows one convention (snake_case headers,
+   units in the name, the JSON field names, empty for missing).
 3. The data files validate: data/*.json, the test catalogs that load, and
    saved-rigs files written by `rig add` and `detect --save`.
 4. Schema and loader agree: a fixture catalog (tests/cli/fixtures,
@@ -333,6 +334,52 @@ for case in sorted(glob.glob(os.path.join(SRC, "tests", "cli", "cases", "*"))):
     want = schema_file(doc)
     validate(f"golden case {name}", doc, want if want in schemas else "(a schema of docs/schema)")
 check("the golden cases record JSON documents", n_golden >= 5, n_golden)
+
+# ---- CSV: one convention --------------------------------------------------------------------
+# Every --format csv output: snake_case headers (units in the name: _bytes, _gbs, _s, ...),
+# never a display unit (GiB, _ms) nor "-" for a missing value (an empty field), and a column
+# that names a JSON field of the same command has that field's name.
+import csv
+import io
+
+BAD_UNIT = re.compile(r"(_gib|_gb|_mib|_ms|_pct)$")
+for label, args in (("models", ["models"]), ("rigs", ["rigs"]), ("quants", ["quants"]),
+                    ("rig list", ["rig", "list"]), ("rig show", ["rig", "show", "box"]),
+                    ("rig show custom:", ["rig", "show", "custom:mem_gb=24,bw_gbs=900"]),
+                    ("check", ["check", "--model", "clef-flash", "--rig", "rtx4090", "--rig",
+                               "custom:mem_gb=24,bw_gbs=900"]),
+                    ("check no-fit", ["check", "--model", "deepseek-r1", "--rig", "rtx3060-12"]),
+                    ("fit", ["fit", "--rig", "custom:mem_gb=24,bw_gbs=900", "--all"]),
+                    ("inspect", ["inspect", gguf["qwen3.5-9b"], "--header-only"]),
+                    ("detect", ["detect", "--root", os.path.join(FIX, "nvidia2")])):
+    out = run(args + ["--format", "csv"], codes=(0, 3))
+    if out is None:
+        continue
+    rows = list(csv.reader(io.StringIO(out)))
+    hdr = rows[0] if rows else []
+    check(f"{label} --format csv: snake_case headers with units in the name",
+          bool(hdr) and all(re.fullmatch(r"[a-z][a-z0-9_]*", h) and not BAD_UNIT.search(h) for h in hdr), hdr)
+    dash = [r for r in rows[1:] if "-" in r]
+    check(f"{label} --format csv: no '-' for a missing value", not dash, dash[:2])
+    if label == "inspect":
+        check("inspect --format csv: the fields are the JSON paths",
+              all(re.fullmatch(r"[a-z_]+(\.[A-Za-z0-9_.\-]+)?", r[0]) for r in rows[1:]) and
+              any(r[0] == "memory.total_bytes" for r in rows), [r[0] for r in rows[1:6]])
+json_keys = {}
+for label, args, key in (("check", ["check", "--model", "clef-flash", "--rig", "rtx4090"], "results"),
+                         ("fit", ["fit", "--rig", "rtx4090"], "results"),
+                         ("models", ["models"], "models"), ("rigs", ["rigs"], "rigs"),
+                         ("quants", ["quants"], "quants")):
+    out_j, out_c = run(args + ["--format", "json"]), run(args + ["--format", "csv"])
+    if out_j is None or out_c is None:
+        continue
+    item = json.loads(out_j)[key][0]
+    fields = set(item) | {k for v in item.values() if isinstance(v, dict) for k in v} | \
+        {k for v in item.values() if isinstance(v, list) for d in v if isinstance(d, dict) for k in d}
+    hdr = next(csv.reader(io.StringIO(out_c)))
+    # a CSV column with a unit suffix must be spelled as the JSON field it comes from
+    stray = [h for h in hdr if re.search(r"_(bytes|gbs|s|tflops)$", h) and h not in fields]
+    check(f"{label}: CSV unit columns are JSON field names", not stray, stray)
 
 # ---- a Hugging Face repository and file, from the loopback server -------------------------
 SERVER = os.path.join(SRC, "tests", "gguf", "http_server.py")
