@@ -47,7 +47,7 @@ static int apply_global(const cli_parser *p, int id, const char *v)
 	} else if (v && strcmp(v, "si") == 0) {
 		units = CLI_UNITS_SI;
 	} else {
-		fprintf(stderr, "%s: --units: expected iec or si, got '%s'\n", p->cmd, v ? v : "");
+		fprintf(stderr, "%s: --units: expected iec or si, got '%s'\n", p->cmd, CLI_CLIP(v ? v : ""));
 		return CLI_OPT_ERROR;
 	}
 	return 0;
@@ -84,7 +84,7 @@ static int next_one(cli_parser *p, const cli_opt *opts, const char **val)
 		return CLI_OPT_HELP;
 	if (strncmp(a, "--", 2) != 0 || a[2] == '\0') {
 		if (a[0] == '-' && a[1] != '\0') {
-			fprintf(stderr, "%s: unknown option '%s' (see --help)\n", p->cmd, a);
+			fprintf(stderr, "%s: unknown option '%s' (see --help)\n", p->cmd, CLI_CLIP(a));
 			return CLI_OPT_ERROR;
 		}
 		*val = a;
@@ -102,7 +102,8 @@ static int next_one(cli_parser *p, const cli_opt *opts, const char **val)
 				return take_value(p, o, eq, val, base);
 		}
 	}
-	fprintf(stderr, "%s: unknown option '--%.*s' (see --help)\n", p->cmd, (int)nlen, a);
+	fprintf(stderr, "%s: unknown option '--%.*s%s' (see --help)\n", p->cmd,
+		(int)(nlen > CLI_CLIP_BYTES ? CLI_CLIP_BYTES : nlen), a, nlen > CLI_CLIP_BYTES ? "..." : "");
 	return CLI_OPT_ERROR;
 }
 
@@ -164,14 +165,14 @@ int cli_parse_u32(const char *opt, const char *s, unsigned long lo, unsigned lon
 
 	if (s[0] == '-' || s[0] == '+' || s[0] == ' ' || s[0] == '\0') {
 		fprintf(stderr, "clefrun: %s: expected a whole number from %lu to %lu, got '%s'\n",
-			opt, lo, hi, s);
+			opt, lo, hi, CLI_CLIP(s));
 		return -1;
 	}
 	errno = 0;
 	v = strtoull(s, &end, 10);
 	if (errno || *end || v < lo || v > hi) {
 		fprintf(stderr, "clefrun: %s: expected a whole number from %lu to %lu, got '%s'\n",
-			opt, lo, hi, s);
+			opt, lo, hi, CLI_CLIP(s));
 		return -1;
 	}
 	*out = (unsigned)v;
@@ -188,7 +189,7 @@ int cli_parse_format(const char *s, cli_format *out)
 			return 0;
 		}
 	}
-	fprintf(stderr, "clefrun: --format: expected table, json, csv or markdown, got '%s'\n", s);
+	fprintf(stderr, "clefrun: --format: expected table, json, csv or markdown, got '%s'\n", CLI_CLIP(s));
 	return -1;
 }
 
@@ -199,7 +200,7 @@ int cli_parse_kv_type(const char *opt, const char *s, cr_kv_type *out)
 {
 	if (cr_kv_type_parse(s, out) == 0)
 		return 0;
-	fprintf(stderr, "clefrun: %s: expected f16, q8_0 or q4_0, got '%s'\n", opt, s);
+	fprintf(stderr, "clefrun: %s: expected f16, q8_0 or q4_0, got '%s'\n", opt, CLI_CLIP(s));
 	return -1;
 }
 
@@ -216,7 +217,7 @@ int cli_parse_flash_attn(const char *s, cr_flash_attn *out)
 			return 0;
 		}
 	}
-	fprintf(stderr, "clefrun: --flash-attn: expected on, off or auto, got '%s'\n", s);
+	fprintf(stderr, "clefrun: --flash-attn: expected on, off or auto, got '%s'\n", CLI_CLIP(s));
 	return -1;
 }
 
@@ -230,7 +231,7 @@ int cli_parse_workload(const char *s, cr_workload *out)
 		*out = CR_WORKLOAD_DECIDE;
 		return 0;
 	}
-	fprintf(stderr, "clefrun: --workload: expected chat or decide, got '%s'\n", s);
+	fprintf(stderr, "clefrun: --workload: expected chat or decide, got '%s'\n", CLI_CLIP(s));
 	return -1;
 }
 
@@ -238,7 +239,7 @@ int cli_parse_require(const char *s, cr_tier *out)
 {
 	if (cr_tier_parse(s, out) == 0 && *out != CR_TIER_NOFIT)
 		return 0;
-	fprintf(stderr, "clefrun: --require: expected fast, ok, slow or tight, got '%s'\n", s);
+	fprintf(stderr, "clefrun: --require: expected fast, ok, slow or tight, got '%s'\n", CLI_CLIP(s));
 	return -1;
 }
 

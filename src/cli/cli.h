@@ -180,6 +180,17 @@ int cli_capture(const char *file, char *const argv[], bool search_path, char *bu
 /* Strict decimal number for an option: whole string, finite, in [lo, hi]. */
 int cli_parse_double(const char *opt, const char *s, double lo, double hi, double *out);
 
+/* User input echoed in a message, cut to a sane length: at most CLI_CLIP_BYTES
+ * bytes (on a UTF-8 character boundary), then "... (N bytes)". Returns s itself
+ * when it is short enough, else b->s. */
+#define CLI_CLIP_BYTES 64
+typedef struct cli_clipbuf {
+	char s[CLI_CLIP_BYTES + 32];
+} cli_clipbuf;
+const char *cli_clip(const char *s, cli_clipbuf *b);
+/* cli_clip with a buffer that lives until the end of the enclosing block. */
+#define CLI_CLIP(s) cli_clip((s), &(cli_clipbuf){ { 0 } })
+
 /* Human units. Memory follows --units: "3.91 GiB" or "4.20 GB". */
 void cli_fmt_mem(char *buf, size_t cap, double bytes);
 /* The bare number in that unit ("%g": "24", "25.7698"), and the column

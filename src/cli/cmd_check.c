@@ -599,6 +599,7 @@ static int hf_variants(const check_cfg *c, const cr_catalog *cat, cli_model *cm,
 	int rc, first = -1;
 
 	so.revision = c->revision;
+	so.command = "clefrun check";
 	so.allow_truncated = c->header_only;
 	so.no_cache = c->no_cache;
 	so.offline = c->offline;
@@ -649,6 +650,7 @@ static int resolve_variants(check_cfg *c, const cr_catalog *cat, cli_model *cm,
 	if (!vars)
 		return EXIT_ERROR;
 	so.revision = c->revision;
+	so.command = "clefrun check";
 	so.allow_truncated = c->header_only;
 	so.no_cache = c->no_cache;
 	so.offline = c->offline;

@@ -252,6 +252,7 @@ int rpt_gather(const rpt_cfg *c, rpt_data *d)
 	if (!d->cat)
 		return EXIT_ERROR;
 	so.revision = c->revision;
+	so.command = "clefrun report";
 	so.allow_truncated = c->header_only;
 	if ((rc = cli_resolve_model(d->cat, c->model_id, &so, &d->cm)))
 		return rc;

@@ -74,7 +74,7 @@ static int sub_args(const char *cmd, const char *usage, const char *summary, con
 			return EXIT_USAGE;
 		case CLI_OPT_POSITIONAL:
 			if (!need_name || *name) {
-				fprintf(stderr, "%s: unexpected argument '%s' (see --help)\n", cmd, v);
+				fprintf(stderr, "%s: unexpected argument '%s' (see --help)\n", cmd, CLI_CLIP(v));
 				return EXIT_USAGE;
 			}
 			*name = v;
@@ -128,14 +128,14 @@ static int add_extra(void *vctx, int id, const char *v)
 		return cli_parse_double("--tflops", v, 0, 1e6, &a->f.tflops);
 	case O_BACKEND:
 		if (cr_backend_parse(v, &a->f.backend)) {
-			fprintf(stderr, "clefrun: --backend: expected cuda, metal, rocm, vulkan or cpu, got '%s'\n", v);
+			fprintf(stderr, "clefrun: --backend: expected cuda, metal, rocm, vulkan or cpu, got '%s'\n", CLI_CLIP(v));
 			return -1;
 		}
 		a->f.backend_set = true;
 		return 0;
 	case O_KIND:
 		if (cr_mem_kind_parse(v, &a->f.kind)) {
-			fprintf(stderr, "clefrun: --kind: expected discrete, unified or system, got '%s'\n", v);
+			fprintf(stderr, "clefrun: --kind: expected discrete, unified or system, got '%s'\n", CLI_CLIP(v));
 			return -1;
 		}
 		a->f.kind_set = true;
@@ -181,7 +181,7 @@ int cli_userrigs_store(const cr_catalog *cat, const cr_rig *add, const char *rem
 			const char *s[4];
 			size_t n = cr_userrigs_suggest(set, NULL, remove, s, 4);
 
-			fprintf(stderr, "clefrun: no saved rig named '%s'", remove);
+			fprintf(stderr, "clefrun: no saved rig named '%s'", CLI_CLIP(remove));
 			for (size_t i = 0; i < n; i++)
 				fprintf(stderr, "%s%s", i ? ", " : " (did you mean: ", s[i]);
 			fprintf(stderr, "%s; 'clefrun rig list' lists them\n", n ? ")" : "");
@@ -498,6 +498,6 @@ int cmd_rig(const cli_globals *g, int argc, char **argv)
 		return rig_show(g, argc - 1, argv + 1);
 	if (strcmp(argv[1], "rm") == 0 || strcmp(argv[1], "remove") == 0)
 		return rig_rm(g, argc - 1, argv + 1);
-	fprintf(stderr, "clefrun rig: unknown subcommand '%s' (add, list, show, rm)\n", argv[1]);
+	fprintf(stderr, "clefrun rig: unknown subcommand '%s' (add, list, show, rm)\n", CLI_CLIP(argv[1]));
 	return EXIT_USAGE;
 }
