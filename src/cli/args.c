@@ -1,4 +1,5 @@
 /* The option parser: --name value, --name=value, flags; help from the same table. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,6 +177,30 @@ int cli_parse_u32(const char *opt, const char *s, unsigned long lo, unsigned lon
 		return -1;
 	}
 	*out = (unsigned)v;
+	return 0;
+}
+
+int cli_parse_tokens(const char *opt, const char *s, unsigned long lo, unsigned long hi,
+		     unsigned *out)
+{
+	size_t n = strlen(s), i;
+	unsigned long long v = 0, unit = 1;
+
+	/* "32k" or "32K": a whole number of 1024 tokens (the k of cli_fmt_ctx and of llama.cpp's
+	 * context sizes) */
+	if (n > 1 && (s[n - 1] == 'k' || s[n - 1] == 'K')) {
+		unit = 1024;
+		n--;
+	}
+	for (i = 0; i < n && isdigit((unsigned char)s[i]) && v <= hi; i++)
+		v = v * 10 + (unsigned)(s[i] - '0');
+	if (n == 0 || i != n || v * unit < lo || v * unit > hi) {
+		fprintf(stderr,
+			"clefrun: %s: expected a whole number of tokens from %lu to %lu (or Nk, k = 1024), got '%s'\n",
+			opt, lo, hi, CLI_CLIP(s));
+		return -1;
+	}
+	*out = (unsigned)(v * unit);
 	return 0;
 }
 

@@ -32,7 +32,7 @@ static const cli_opt check_opts[] = {
 	{ "offline", NULL, "remote GGUF sources from the header cache only; no network", O_OFFLINE },
 	{ "quant", "Q", "quantization preset; repeatable (default: all on one rig, else Q4_K_M)", O_QUANT },
 	{ "rig", "R", "rig id or custom:mem_gb=..,bw_gbs=..; repeatable (default: the 22 reference rigs)", O_RIG },
-	{ "ctx", "N", "context in tokens (default 8192, capped at the model's maximum)", O_CTX },
+	{ "ctx", "N", "context in tokens or Nk (k = 1024: 32k is 32768; default: 8192, or the model's maximum if smaller; a larger value is an error)", O_CTX },
 	{ "kv-type", "T", "KV cache type for K and V: f16, q8_0, q4_0 (default f16)", O_KV },
 	{ "kv-type-k", "T", "K cache type only", O_KV_K },
 	{ "kv-type-v", "T", "V cache type only (quantized needs flash attention)", O_KV_V },
@@ -41,8 +41,8 @@ static const cli_opt check_opts[] = {
 	{ "split", "MODE", "multi-GPU: layer (llama.cpp default) or tensor (tensor parallel)", O_SPLIT },
 	{ "gpu-layers", "N", "layers on the GPUs, the rest in system RAM (llama.cpp -ngl)", O_GPU_LAYERS },
 	{ "cpu-moe", NULL, "keep MoE expert weights in system RAM (llama.cpp --cpu-moe)", O_CPU_MOE },
-	{ "depth", "N", "tokens in the cache for the decode figure (default: the context)", O_DEPTH },
-	{ "prompt-tokens", "N", "prompt length for time-to-decision (default min(ctx, 2048))", O_PROMPT },
+	{ "depth", "N", "tokens in the cache for the decode figure, N or Nk (default: the context)", O_DEPTH },
+	{ "prompt-tokens", "N", "prompt length for time-to-decision, N or Nk (default min(ctx, 2048))", O_PROMPT },
 	{ "workload", "W", "tier by chat (decode t/s, default) or decide (time-to-decision)", O_WORKLOAD },
 	{ "engine", "E", "runtime whose memory rules apply: llamacpp (the only one so far)", O_ENGINE },
 	{ "best-quant", NULL, "one row per rig: the highest-bpw quant that reaches --require (default ok)", O_BEST_QUANT },
@@ -132,7 +132,7 @@ static int parse_args(check_cfg *c, int argc, char **argv)
 			c->rig_ids[c->n_rigs++] = v;
 			break;
 		case O_CTX:
-			if (cli_parse_u32("--ctx", v, 1, 1ul << 30, &c->ctx))
+			if (cli_parse_tokens("--ctx", v, 1, 1ul << 30, &c->ctx))
 				return EXIT_USAGE;
 			c->ctx_given = true;
 			break;
@@ -183,11 +183,11 @@ static int parse_args(check_cfg *c, int argc, char **argv)
 			c->opts.cpu_moe = true;
 			break;
 		case O_DEPTH:
-			if (cli_parse_u32("--depth", v, 1, 1ul << 30, &c->opts.depth))
+			if (cli_parse_tokens("--depth", v, 1, 1ul << 30, &c->opts.depth))
 				return EXIT_USAGE;
 			break;
 		case O_PROMPT:
-			if (cli_parse_u32("--prompt-tokens", v, 1, 1ul << 30, &c->opts.prompt_tokens))
+			if (cli_parse_tokens("--prompt-tokens", v, 1, 1ul << 30, &c->opts.prompt_tokens))
 				return EXIT_USAGE;
 			break;
 		case O_WORKLOAD:

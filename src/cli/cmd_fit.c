@@ -20,7 +20,7 @@ enum { O_RIG = 1, O_CTX, O_REQUIRE, O_FAMILY, O_LIMIT, O_KV, O_ALL, O_QUANT, O_A
 
 static const cli_opt fit_opts[] = {
 	{ "rig", "R", "rig id, saved rig, 'local' or custom:mem_gb=..,bw_gbs=.. (required)", O_RIG },
-	{ "ctx", "N", "context in tokens (default: 8192, or the model's maximum if smaller); models with a smaller maximum are left out", O_CTX },
+	{ "ctx", "N", "context in tokens or Nk (k = 1024; default: 8192, or the model's maximum if smaller); models with a smaller maximum are left out", O_CTX },
 	{ "require", "TIER", "tier to reach: fast, ok, slow or tight (default ok)", O_REQUIRE },
 	{ "family", "F", "only models of this family (llama, qwen, gemma, ...)", O_FAMILY },
 	{ "limit", "K", "show at most K models that reach the tier", O_LIMIT },
@@ -85,7 +85,7 @@ static int parse_args(fit_cfg *c, int argc, char **argv)
 			c->rig_id = v;
 			break;
 		case O_CTX:
-			if (cli_parse_u32("--ctx", v, 1, 1ul << 30, &c->ctx))
+			if (cli_parse_tokens("--ctx", v, 1, 1ul << 30, &c->ctx))
 				return EXIT_USAGE;
 			break;
 		case O_REQUIRE:

@@ -21,7 +21,7 @@ enum {
 };
 
 static const cli_opt inspect_opts[] = {
-	{ "ctx", "N", "context for the memory breakdown (default 8192, capped at the model's)", O_CTX },
+	{ "ctx", "N", "context for the memory breakdown, in tokens or Nk (k = 1024; default: 8192, or the model's maximum if smaller; a larger value is an error)", O_CTX },
 	{ "kv-type", "T", "KV cache type: f16, q8_0, q4_0 (default f16)", O_KV },
 	{ "kv-type-k", "T", "K cache type only", O_KV_K },
 	{ "kv-type-v", "T", "V cache type only (quantized needs flash attention)", O_KV_V },
@@ -77,7 +77,7 @@ static int parse_args(inspect_cfg *c, int argc, char **argv)
 			c->source = v;
 			break;
 		case O_CTX:
-			if (cli_parse_u32("--ctx", v, 1, 1ul << 30, &c->ctx))
+			if (cli_parse_tokens("--ctx", v, 1, 1ul << 30, &c->ctx))
 				return EXIT_USAGE;
 			c->ctx_given = true;
 			break;

@@ -28,7 +28,7 @@ static const cli_opt report_opts[] = {
 	{ "model", "SOURCE", "catalog id, GGUF path or URL, hf:OWNER/REPO/FILE.gguf or hf:OWNER/REPO:QUANT (required)", RPT_O_MODEL },
 	{ "rig", "R", "rig id, custom:..., local or a saved rig; repeatable (default: the 22 reference rigs)", RPT_O_RIG },
 	{ "quant", "Q", "quantization preset; repeatable; the first is the rig table's (default: Q2_K..F16, rig table Q4_K_M)", RPT_O_QUANT },
-	{ "ctx", "N", "context of the tables in tokens (default 8192, capped at the model's maximum)", RPT_O_CTX },
+	{ "ctx", "N", "context of the tables, in tokens or Nk (k = 1024; default: 8192, or the model's maximum if smaller; a larger value is an error)", RPT_O_CTX },
 	{ "kv-type", "T", "KV cache type: f16, q8_0, q4_0 (default f16)", RPT_O_KV },
 	{ "workload", "W", "tier by chat (decode t/s, default) or decide (time-to-decision)", RPT_O_WORKLOAD },
 	{ "output", "FILE", "write the HTML page to FILE, atomically; '-' for stdout (required; short: -o FILE)", RPT_O_OUTPUT },
@@ -72,7 +72,7 @@ int rpt_option(rpt_cfg *c, int id, const char *v)
 		c->quant_ids[c->n_quants++] = v;
 		return 0;
 	case RPT_O_CTX:
-		if (cli_parse_u32("--ctx", v, 1, 0xFFFFFFFFul, &c->ctx))
+		if (cli_parse_tokens("--ctx", v, 1, 0xFFFFFFFFul, &c->ctx))
 			return EXIT_USAGE;
 		c->ctx_given = true;
 		return 0;

@@ -264,22 +264,33 @@ const char *cli_mem_heading(void)
 	return cli_mem_units() == CLI_UNITS_SI ? "MEMORY GB" : "MEMORY GiB";
 }
 
+/* "k" is 1024 tokens, as llama.cpp's context sizes and the --ctx input (cli_parse_tokens):
+ * 32768 is "32k"; a value that is not a whole number of k is written exactly ("100000"),
+ * never rounded ("97.7k" would not read back). */
 void cli_fmt_ctx(char *buf, size_t cap, unsigned ctx)
 {
 	if (ctx && ctx % 1024 == 0)
 		snprintf(buf, cap, "%uk", ctx / 1024);
-	else if (ctx >= 1024)
-		snprintf(buf, cap, "%.1fk", ctx / 1024.0);
 	else
 		snprintf(buf, cap, "%u", ctx);
 }
 
+/* Parameters in decimal units (model cards: "8B", "1.0B"), the unit picked after rounding, so
+ * that 999.96 million is "1.0B", not "1000M". */
 void cli_fmt_params(char *buf, size_t cap, unsigned long long p)
 {
-	if (p >= 1000000000ull)
-		snprintf(buf, cap, "%.1fB", (double)p / 1e9);
+	double v = (double)p;
+
+	if (v >= 999.95e9)
+		snprintf(buf, cap, "%.1fT", v / 1e12);
+	else if (v >= 999.5e6)
+		snprintf(buf, cap, "%.1fB", v / 1e9);
+	else if (v >= 999.5e3)
+		snprintf(buf, cap, "%.0fM", v / 1e6);
+	else if (v >= 1e3)
+		snprintf(buf, cap, "%.0fK", v / 1e3);
 	else
-		snprintf(buf, cap, "%.0fM", (double)p / 1e6);
+		snprintf(buf, cap, "%llu", p);
 }
 
 void cli_fmt_rate(char *buf, size_t cap, double tps)

@@ -59,9 +59,7 @@ static void fmt_ctx(char *buf, size_t cap, double ctx)
 		snprintf(buf, cap, "%gM", ctx / 1048576.0);
 	else if (ctx >= 1024.0 && fmod(ctx, 1024.0) == 0)
 		snprintf(buf, cap, "%gk", ctx / 1024.0);
-	else if (ctx >= 1024.0)
-		snprintf(buf, cap, "%.1fk", ctx / 1024.0);
-	else
+	else /* not a whole k: exact, as cli_fmt_ctx */
 		snprintf(buf, cap, "%.0f", ctx);
 }
 
