@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 
@@ -178,6 +179,14 @@ int cli_parse_u32(const char *opt, const char *s, unsigned long lo, unsigned lon
 	}
 	*out = (unsigned)v;
 	return 0;
+}
+
+bool cli_repeated(const char *const *list, int n, const char *v)
+{
+	for (int i = 0; i < n; i++)
+		if (strcasecmp(list[i], v) == 0)
+			return true;
+	return false;
 }
 
 int cli_parse_tokens(const char *opt, const char *s, unsigned long lo, unsigned long hi,

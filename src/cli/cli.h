@@ -94,6 +94,10 @@ int cli_memory_option(int id, const char *v, cr_estimate_opts *o);
 /* Strict numbers: whole string, in range; message names the option. */
 int cli_parse_u32(const char *opt, const char *s, unsigned long lo, unsigned long hi,
 		  unsigned *out);
+/* True when v is already among list[0..n) (ids compare case-insensitively, as the catalog
+ * looks them up): a repeated --quant or --rig is one row, not two. */
+bool cli_repeated(const char *const *list, int n, const char *v);
+
 /* A token count (--ctx, --depth, --prompt-tokens): N, or Nk / NK for N × 1024 (the "32k" the
  * tables print); in [lo, hi]. Prints the error; returns 0 or -1. */
 int cli_parse_tokens(const char *opt, const char *s, unsigned long lo, unsigned long hi,

@@ -118,6 +118,8 @@ static int parse_args(check_cfg *c, int argc, char **argv)
 			c->model_id = v;
 			break;
 		case O_QUANT:
+			if (cli_repeated(c->quant_ids, c->n_quants, v))
+				break;
 			if (c->n_quants == MAX_QUANTS) {
 				fprintf(stderr, "clefrun check: at most %d --quant\n", MAX_QUANTS);
 				return EXIT_USAGE;
@@ -125,6 +127,8 @@ static int parse_args(check_cfg *c, int argc, char **argv)
 			c->quant_ids[c->n_quants++] = v;
 			break;
 		case O_RIG:
+			if (cli_repeated(c->rig_ids, c->n_rigs, v))
+				break;
 			if (c->n_rigs == MAX_RIGS) {
 				fprintf(stderr, "clefrun check: at most %d --rig\n", MAX_RIGS);
 				return EXIT_USAGE;

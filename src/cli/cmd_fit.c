@@ -107,6 +107,8 @@ static int parse_args(fit_cfg *c, int argc, char **argv)
 			c->all = true;
 			break;
 		case O_QUANT:
+			if (cli_repeated(c->quant_ids, c->n_quants, v))
+				break;
 			if (c->n_quants == MAX_QUANTS) {
 				fprintf(stderr, "clefrun fit: at most %d --quant\n", MAX_QUANTS);
 				return EXIT_USAGE;

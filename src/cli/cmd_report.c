@@ -58,6 +58,8 @@ int rpt_option(rpt_cfg *c, int id, const char *v)
 		c->model_id = v;
 		return 0;
 	case RPT_O_RIG:
+		if (cli_repeated(c->rig_ids, c->n_rigs, v))
+			return 0;
 		if (c->n_rigs == RPT_MAX_RIGS) {
 			fprintf(stderr, "%s: at most %d --rig\n", c->cmd, RPT_MAX_RIGS);
 			return EXIT_USAGE;
@@ -65,6 +67,8 @@ int rpt_option(rpt_cfg *c, int id, const char *v)
 		c->rig_ids[c->n_rigs++] = v;
 		return 0;
 	case RPT_O_QUANT:
+		if (cli_repeated(c->quant_ids, c->n_quants, v))
+			return 0;
 		if (c->n_quants == RPT_MAX_QUANTS) {
 			fprintf(stderr, "%s: at most %d --quant\n", c->cmd, RPT_MAX_QUANTS);
 			return EXIT_USAGE;

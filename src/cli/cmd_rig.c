@@ -174,6 +174,12 @@ int cli_userrigs_store(const cr_catalog *cat, const cr_rig *add, const char *rem
 	if (!(set = cli_load_user_rigs(cat, path, NULL)))
 		return EXIT_ERROR;
 	if (add) {
+		if (!replace && cr_userrigs_find(set, add->id)) {
+			fprintf(stderr, "clefrun: a rig named \"%s\" is already saved in %s: --force replaces it, "
+					"'clefrun rig rm %s' removes it\n", add->id, path, add->id);
+			cr_userrigs_free(set);
+			return EXIT_USAGE;
+		}
 		rc = cr_userrigs_add(set, add, cat, replace, &err);
 	} else {
 		rc = cr_userrigs_remove(set, remove, &err);

@@ -52,6 +52,7 @@ ls "$XDG_CONFIG_HOME/clefrun" | grep -q tmp && fail "a temporary file was left b
 
 run 2 rig add box --mem-gb 24 --bw-gbs 1008
 err_has "already saved"
+err_has "--force replaces it"
 run 0 rig add box --mem-gb 24 --bw-gbs 936 --devices 2 --ram-gb 128 --ram-bw-gbs 89.6 --force
 run 2 rig add rtx4090 --mem-gb 24 --bw-gbs 1008
 err_has "catalog rig id"
