@@ -989,7 +989,7 @@ static void section_rigs(cli_buf *b, const rpt_data *d)
 	if (best_col)
 		cli_buf_printf(b, "<p class=\"muted\">Best quant: the most bits per weight, of the %d quants above, "
 				  "that reaches <em>ok</em> (or better) on that rig; otherwise the best the rig can do "
-				  "(<a href=\"docs/decisions.md\">docs/decisions.md</a>).</p>\n",
+				  "(<code>docs/decisions.md</code>).</p>\n",
 			       d->n_q);
 	cli_buf_puts(b, "</section>\n");
 }
@@ -1030,12 +1030,18 @@ static void section_method(cli_buf *b, const rpt_data *d, const kv_facts *kv)
 		reference |= d->r[i].rig->reference;
 		unreleased |= d->r[i].rig->unreleased;
 	}
-	cli_buf_puts(b, "<section id=\"method\" aria-labelledby=\"h-method\">\n<h2 id=\"h-method\">How this is computed</h2>\n"
+	/* The docs are named, not linked: a relative link breaks as soon as the page is mailed or
+	 * moved, and the project has no public URL. What a reader needs is inlined below; the
+	 * files are named with the version whose source tree holds them. */
+	cli_buf_printf(b, "<section id=\"method\" aria-labelledby=\"h-method\">\n<h2 id=\"h-method\">How this is computed</h2>\n"
 			"<p>Estimates of what llama.cpp (and Ollama and LM Studio, which run it) needs for a GGUF "
-			"file; not measurements. Every formula and constant, with its source, is in "
-			"<a href=\"docs/methodology.md\">docs/methodology.md</a>; how well the speeds match measured "
-			"runs is in <a href=\"docs/accuracy.md\">docs/accuracy.md</a>; this page is described in "
-			"<a href=\"docs/report.md\">docs/report.md</a>.</p>\n<ul class=\"formulas\">\n"
+			"file; not measurements. The formulas are below. Every constant, with its source, is in "
+			"<code>docs/methodology.md</code>; how well the speeds match measured runs is in "
+			"<code>docs/accuracy.md</code>; this page is described in <code>docs/report.md</code>: "
+			"files of the clefrun %s source tree (<code>clefrun --help</code> and <code>man clefrun</code> "
+			"describe the commands).</p>\n",
+		       cr_version());
+	cli_buf_puts(b, "<ul class=\"formulas\">\n"
 			"<li><strong>Memory</strong> = weights + KV cache + recurrent state + compute buffers + "
 			"output buffer + runtime overhead.</li>\n"
 			"<li><strong>Weights</strong> = parameters &#215; bits per weight &#247; 8, with llama-quantize&#39;s "
@@ -1106,7 +1112,7 @@ static void section_method(cli_buf *b, const rpt_data *d, const kv_facts *kv)
 	cli_buf_puts(b, "<li><strong>Speed.</strong> The usual 0.5 &#215; bandwidth &#247; file size (or 0.65 &#215; "
 			"bandwidth &#247; memory) leaves out the KV cache read for every token, which grows with the "
 			"context, and the fixed time per token that dominates on fast GPUs; clefrun&#39;s constants "
-			"come from measured llama.cpp runs (<a href=\"docs/accuracy.md\">docs/accuracy.md</a> scores "
+			"come from measured llama.cpp runs (<code>docs/accuracy.md</code> scores "
 			"both on the same measurements).</li>\n");
 	/* 4. Usable memory. */
 	cli_buf_puts(b, "<li><strong>What fits.</strong> Calculators compare the model with the whole memory. "
@@ -1120,13 +1126,13 @@ static void section_method(cli_buf *b, const rpt_data *d, const kv_facts *kv)
 			"layers use larger types than the name says.</li>\n");
 	/* 6. Hardware. */
 	if (reference) {
-		cli_buf_puts(b, "<li><strong>Hardware figures.</strong> The reference rigs keep the seed pages&#39; "
-				"names, with corrected figures: there is no M4 Ultra (the 1092&#160;GB/s is twice an M4 "
+		cli_buf_puts(b, "<li><strong>Hardware figures.</strong> The reference rigs keep the names of the "
+				"public fit table they come from, with corrected figures: there is no M4 Ultra (the 1092&#160;GB/s is twice an M4 "
 				"Max; those rigs are kept as projections and marked <em>not released</em>); the DGX Station "
 				"GB300 has 784&#160;GB (288&#160;GB HBM3e at 8&#160;TB/s and 496&#160;GB LPDDR5X), not 748; "
 				"the dual EPYC 9004&#39;s 460&#160;GB/s is one socket, which is what llama.cpp reads at; "
 				"the &#8220;560&#160;GB unified&#8221; EPYC rigs are two RTX 3090s plus system RAM "
-				"(<a href=\"docs/seeds.md\">docs/seeds.md</a>).</li>\n");
+				"(<code>docs/seeds.md</code>).</li>\n");
 	} else if (unreleased) {
 		cli_buf_puts(b, "<li><strong>Hardware figures.</strong> Rigs marked <em>not released</em> do not "
 				"exist as described; their figures are projections.</li>\n");
