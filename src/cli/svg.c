@@ -35,8 +35,9 @@
 #define W 760.0
 #define PL 64.0        /* plot left */
 #define PR (W - 104.0) /* plot right: quant labels after it */
-#define PH 300.0       /* plot height; taller (PH_MAX at most) when the rig labels need room */
-#define PH_MAX 540.0
+#define PH 300.0       /* plot height; 120 px taller, up to PH_STEPS - 1 times, when the rig
+			* labels need room */
+#define PH_STEPS 3
 #define LABEL_GAP 12.0 /* least vertical distance between two rig labels (font-size 11) */
 #define QUANT_GAP 13.0 /* ... between two quant labels (font-size 12, bold) */
 #define NOTE_CHARS 112 /* characters per line of the note under the chart */
@@ -370,13 +371,12 @@ static size_t place_rig_labels(const geom *gp, const cli_chart *c, const group *
 			       size_t n_groups, int order, cli_buf *rl, cli_buf *unplaced)
 {
 	const geom g = *gp;
-	idx_y ys[RPT_MAX_RIGS];
+	idx_y ys[RPT_MAX_RIGS] = { { 0, 0 } };
 	box placed[RPT_MAX_RIGS], dots[RPT_MAX_RIGS];
 	size_t n = 0, n_cl = 0, cl_lo[RPT_MAX_RIGS], cl_hi[RPT_MAX_RIGS], n_dots = 0, n_placed = 0,
 	       miss = 0;
 
 	{
-
 		for (size_t k = 0; k < n_groups; k++) {
 			if (groups[k].gib > g.ytop || groups[k].gib < g.ylo)
 				continue;
@@ -564,7 +564,9 @@ void cli_svg_chart(cli_buf *b, const cli_chart *c, bool standalone)
 		double best_ph = PH;
 		int best_order = 0;
 
-		for (double ph = PH; ph <= PH_MAX && best; ph += 120) {
+		for (int h = 0; h < PH_STEPS && best; h++) {
+			double ph = PH + 120.0 * h;
+
 			for (int order = 0; order < 2 && best; order++) {
 				size_t miss;
 
