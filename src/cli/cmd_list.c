@@ -76,7 +76,7 @@ int cmd_models(const cli_globals *g0, int argc, char **argv)
 {
 	static const char *const hdr[] = { "ID", "NAME", "PARAMS", "ACTIVE", "CONTEXT", "LAYERS",
 		"KV LAYERS", "ATTENTION", "LICENSE" };
-	/* CSV: snake_case headers, the JSON field names (docs/cli.md, "Output formats"). */
+	/* CSV: snake_case headers, the JSON field names (docs/cli.md, "Output"). */
 	static const char *const csv_hdr[] = { "id", "name", "params", "active_params",
 		"context_max", "layers", "kv_layers", "attention", "license" };
 	static const bool right[] = { false, false, true, true, true, true, true, false, false };
