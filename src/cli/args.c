@@ -1,7 +1,9 @@
 /* The option parser: --name value, --name=value, flags; help from the same table. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 
@@ -47,7 +49,7 @@ static int apply_global(const cli_parser *p, int id, const char *v)
 	} else if (v && strcmp(v, "si") == 0) {
 		units = CLI_UNITS_SI;
 	} else {
-		fprintf(stderr, "%s: --units: expected iec or si, got '%s'\n", p->cmd, v ? v : "");
+		fprintf(stderr, "%s: --units: expected iec or si, got '%s'\n", p->cmd, CLI_CLIP(v ? v : ""));
 		return CLI_OPT_ERROR;
 	}
 	return 0;
@@ -84,7 +86,7 @@ static int next_one(cli_parser *p, const cli_opt *opts, const char **val)
 		return CLI_OPT_HELP;
 	if (strncmp(a, "--", 2) != 0 || a[2] == '\0') {
 		if (a[0] == '-' && a[1] != '\0') {
-			fprintf(stderr, "%s: unknown option '%s' (see --help)\n", p->cmd, a);
+			fprintf(stderr, "%s: unknown option '%s' (see --help)\n", p->cmd, CLI_CLIP(a));
 			return CLI_OPT_ERROR;
 		}
 		*val = a;
@@ -102,7 +104,8 @@ static int next_one(cli_parser *p, const cli_opt *opts, const char **val)
 				return take_value(p, o, eq, val, base);
 		}
 	}
-	fprintf(stderr, "%s: unknown option '--%.*s' (see --help)\n", p->cmd, (int)nlen, a);
+	fprintf(stderr, "%s: unknown option '--%.*s%s' (see --help)\n", p->cmd,
+		(int)(nlen > CLI_CLIP_BYTES ? CLI_CLIP_BYTES : nlen), a, nlen > CLI_CLIP_BYTES ? "..." : "");
 	return CLI_OPT_ERROR;
 }
 
@@ -164,17 +167,49 @@ int cli_parse_u32(const char *opt, const char *s, unsigned long lo, unsigned lon
 
 	if (s[0] == '-' || s[0] == '+' || s[0] == ' ' || s[0] == '\0') {
 		fprintf(stderr, "clefrun: %s: expected a whole number from %lu to %lu, got '%s'\n",
-			opt, lo, hi, s);
+			opt, lo, hi, CLI_CLIP(s));
 		return -1;
 	}
 	errno = 0;
 	v = strtoull(s, &end, 10);
 	if (errno || *end || v < lo || v > hi) {
 		fprintf(stderr, "clefrun: %s: expected a whole number from %lu to %lu, got '%s'\n",
-			opt, lo, hi, s);
+			opt, lo, hi, CLI_CLIP(s));
 		return -1;
 	}
 	*out = (unsigned)v;
+	return 0;
+}
+
+bool cli_repeated(const char *const *list, int n, const char *v)
+{
+	for (int i = 0; i < n; i++)
+		if (strcasecmp(list[i], v) == 0)
+			return true;
+	return false;
+}
+
+int cli_parse_tokens(const char *opt, const char *s, unsigned long lo, unsigned long hi,
+		     unsigned *out)
+{
+	size_t n = strlen(s), i;
+	unsigned long long v = 0, unit = 1;
+
+	/* "32k" or "32K": a whole number of 1024 tokens (the k of cli_fmt_ctx and of llama.cpp's
+	 * context sizes) */
+	if (n > 1 && (s[n - 1] == 'k' || s[n - 1] == 'K')) {
+		unit = 1024;
+		n--;
+	}
+	for (i = 0; i < n && isdigit((unsigned char)s[i]) && v <= hi; i++)
+		v = v * 10 + (unsigned)(s[i] - '0');
+	if (n == 0 || i != n || v * unit < lo || v * unit > hi) {
+		fprintf(stderr,
+			"clefrun: %s: expected a whole number of tokens from %lu to %lu (or Nk, k = 1024), got '%s'\n",
+			opt, lo, hi, CLI_CLIP(s));
+		return -1;
+	}
+	*out = (unsigned)(v * unit);
 	return 0;
 }
 
@@ -188,7 +223,7 @@ int cli_parse_format(const char *s, cli_format *out)
 			return 0;
 		}
 	}
-	fprintf(stderr, "clefrun: --format: expected table, json, csv or markdown, got '%s'\n", s);
+	fprintf(stderr, "clefrun: --format: expected table, json, csv or markdown, got '%s'\n", CLI_CLIP(s));
 	return -1;
 }
 
@@ -199,7 +234,7 @@ int cli_parse_kv_type(const char *opt, const char *s, cr_kv_type *out)
 {
 	if (cr_kv_type_parse(s, out) == 0)
 		return 0;
-	fprintf(stderr, "clefrun: %s: expected f16, q8_0 or q4_0, got '%s'\n", opt, s);
+	fprintf(stderr, "clefrun: %s: expected f16, q8_0 or q4_0, got '%s'\n", opt, CLI_CLIP(s));
 	return -1;
 }
 
@@ -216,7 +251,7 @@ int cli_parse_flash_attn(const char *s, cr_flash_attn *out)
 			return 0;
 		}
 	}
-	fprintf(stderr, "clefrun: --flash-attn: expected on, off or auto, got '%s'\n", s);
+	fprintf(stderr, "clefrun: --flash-attn: expected on, off or auto, got '%s'\n", CLI_CLIP(s));
 	return -1;
 }
 
@@ -230,7 +265,7 @@ int cli_parse_workload(const char *s, cr_workload *out)
 		*out = CR_WORKLOAD_DECIDE;
 		return 0;
 	}
-	fprintf(stderr, "clefrun: --workload: expected chat or decide, got '%s'\n", s);
+	fprintf(stderr, "clefrun: --workload: expected chat or decide, got '%s'\n", CLI_CLIP(s));
 	return -1;
 }
 
@@ -238,7 +273,7 @@ int cli_parse_require(const char *s, cr_tier *out)
 {
 	if (cr_tier_parse(s, out) == 0 && *out != CR_TIER_NOFIT)
 		return 0;
-	fprintf(stderr, "clefrun: --require: expected fast, ok, slow or tight, got '%s'\n", s);
+	fprintf(stderr, "clefrun: --require: expected fast, ok, slow or tight, got '%s'\n", CLI_CLIP(s));
 	return -1;
 }
 

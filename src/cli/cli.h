@@ -94,6 +94,14 @@ int cli_memory_option(int id, const char *v, cr_estimate_opts *o);
 /* Strict numbers: whole string, in range; message names the option. */
 int cli_parse_u32(const char *opt, const char *s, unsigned long lo, unsigned long hi,
 		  unsigned *out);
+/* True when v is already among list[0..n) (ids compare case-insensitively, as the catalog
+ * looks them up): a repeated --quant or --rig is one row, not two. */
+bool cli_repeated(const char *const *list, int n, const char *v);
+
+/* A token count (--ctx, --depth, --prompt-tokens): N, or Nk / NK for N × 1024 (the "32k" the
+ * tables print); in [lo, hi]. Prints the error; returns 0 or -1. */
+int cli_parse_tokens(const char *opt, const char *s, unsigned long lo, unsigned long hi,
+		     unsigned *out);
 
 /* ---- output formats -------------------------------------------------------- */
 
@@ -179,6 +187,17 @@ int cli_capture(const char *file, char *const argv[], bool search_path, char *bu
 
 /* Strict decimal number for an option: whole string, finite, in [lo, hi]. */
 int cli_parse_double(const char *opt, const char *s, double lo, double hi, double *out);
+
+/* User input echoed in a message, cut to a sane length: at most CLI_CLIP_BYTES
+ * bytes (on a UTF-8 character boundary), then "... (N bytes)". Returns s itself
+ * when it is short enough, else b->s. */
+#define CLI_CLIP_BYTES 64
+typedef struct cli_clipbuf {
+	char s[CLI_CLIP_BYTES + 32];
+} cli_clipbuf;
+const char *cli_clip(const char *s, cli_clipbuf *b);
+/* cli_clip with a buffer that lives until the end of the enclosing block. */
+#define CLI_CLIP(s) cli_clip((s), &(cli_clipbuf){ { 0 } })
 
 /* Human units. Memory follows --units: "3.91 GiB" or "4.20 GB". */
 void cli_fmt_mem(char *buf, size_t cap, double bytes);

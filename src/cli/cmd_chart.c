@@ -11,7 +11,7 @@ static const cli_opt chart_opts[] = {
 	{ "model", "SOURCE", "catalog id, GGUF path or URL, hf:OWNER/REPO/FILE.gguf or hf:OWNER/REPO:QUANT (required)", RPT_O_MODEL },
 	{ "rig", "R", "rig whose usable memory is drawn; repeatable (default: the 22 reference rigs)", RPT_O_RIG },
 	{ "quant", "Q", "quantization preset, one curve each; repeatable; the first gets the markers (default: Q2_K..F16, markers Q4_K_M)", RPT_O_QUANT },
-	{ "ctx", "N", "context marked on the chart in tokens (default 8192, capped at the model's maximum)", RPT_O_CTX },
+	{ "ctx", "N", "context marked on the chart, in tokens or Nk (k = 1024; default: 8192, or the model's maximum if smaller; a larger value is an error)", RPT_O_CTX },
 	{ "kv-type", "T", "KV cache type: f16, q8_0, q4_0 (default f16)", RPT_O_KV },
 	{ "format", "F", "svg (the only format)", RPT_O_FORMAT },
 	{ "output", "FILE", "write the chart to FILE (a file is replaced atomically, its mode kept; a FIFO or device is written directly); '-' for stdout (required; short: -o FILE)", RPT_O_OUTPUT },

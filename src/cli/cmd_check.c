@@ -32,7 +32,7 @@ static const cli_opt check_opts[] = {
 	{ "offline", NULL, "remote GGUF sources from the header cache only; no network", O_OFFLINE },
 	{ "quant", "Q", "quantization preset; repeatable (default: all on one rig, else Q4_K_M)", O_QUANT },
 	{ "rig", "R", "rig id or custom:mem_gb=..,bw_gbs=..; repeatable (default: the 22 reference rigs)", O_RIG },
-	{ "ctx", "N", "context in tokens (default 8192, capped at the model's maximum)", O_CTX },
+	{ "ctx", "N", "context in tokens or Nk (k = 1024: 32k is 32768; default: 8192, or the model's maximum if smaller; a larger value is an error)", O_CTX },
 	{ "kv-type", "T", "KV cache type for K and V: f16, q8_0, q4_0 (default f16)", O_KV },
 	{ "kv-type-k", "T", "K cache type only", O_KV_K },
 	{ "kv-type-v", "T", "V cache type only (quantized needs flash attention)", O_KV_V },
@@ -41,8 +41,8 @@ static const cli_opt check_opts[] = {
 	{ "split", "MODE", "multi-GPU: layer (llama.cpp default) or tensor (tensor parallel)", O_SPLIT },
 	{ "gpu-layers", "N", "layers on the GPUs, the rest in system RAM (llama.cpp -ngl)", O_GPU_LAYERS },
 	{ "cpu-moe", NULL, "keep MoE expert weights in system RAM (llama.cpp --cpu-moe)", O_CPU_MOE },
-	{ "depth", "N", "tokens in the cache for the decode figure (default: the context)", O_DEPTH },
-	{ "prompt-tokens", "N", "prompt length for time-to-decision (default min(ctx, 2048))", O_PROMPT },
+	{ "depth", "N", "tokens in the cache for the decode figure, N or Nk (default: the context)", O_DEPTH },
+	{ "prompt-tokens", "N", "prompt length for time-to-decision, N or Nk (default min(ctx, 2048))", O_PROMPT },
 	{ "workload", "W", "tier by chat (decode t/s, default) or decide (time-to-decision)", O_WORKLOAD },
 	{ "engine", "E", "runtime whose memory rules apply: llamacpp (the only one so far)", O_ENGINE },
 	{ "best-quant", NULL, "one row per rig: the highest-bpw quant that reaches --require (default ok)", O_BEST_QUANT },
@@ -118,6 +118,8 @@ static int parse_args(check_cfg *c, int argc, char **argv)
 			c->model_id = v;
 			break;
 		case O_QUANT:
+			if (cli_repeated(c->quant_ids, c->n_quants, v))
+				break;
 			if (c->n_quants == MAX_QUANTS) {
 				fprintf(stderr, "clefrun check: at most %d --quant\n", MAX_QUANTS);
 				return EXIT_USAGE;
@@ -125,6 +127,8 @@ static int parse_args(check_cfg *c, int argc, char **argv)
 			c->quant_ids[c->n_quants++] = v;
 			break;
 		case O_RIG:
+			if (cli_repeated(c->rig_ids, c->n_rigs, v))
+				break;
 			if (c->n_rigs == MAX_RIGS) {
 				fprintf(stderr, "clefrun check: at most %d --rig\n", MAX_RIGS);
 				return EXIT_USAGE;
@@ -132,7 +136,7 @@ static int parse_args(check_cfg *c, int argc, char **argv)
 			c->rig_ids[c->n_rigs++] = v;
 			break;
 		case O_CTX:
-			if (cli_parse_u32("--ctx", v, 1, 1ul << 30, &c->ctx))
+			if (cli_parse_tokens("--ctx", v, 1, 1ul << 30, &c->ctx))
 				return EXIT_USAGE;
 			c->ctx_given = true;
 			break;
@@ -183,11 +187,11 @@ static int parse_args(check_cfg *c, int argc, char **argv)
 			c->opts.cpu_moe = true;
 			break;
 		case O_DEPTH:
-			if (cli_parse_u32("--depth", v, 1, 1ul << 30, &c->opts.depth))
+			if (cli_parse_tokens("--depth", v, 1, 1ul << 30, &c->opts.depth))
 				return EXIT_USAGE;
 			break;
 		case O_PROMPT:
-			if (cli_parse_u32("--prompt-tokens", v, 1, 1ul << 30, &c->opts.prompt_tokens))
+			if (cli_parse_tokens("--prompt-tokens", v, 1, 1ul << 30, &c->opts.prompt_tokens))
 				return EXIT_USAGE;
 			break;
 		case O_WORKLOAD:
@@ -340,7 +344,7 @@ static void add_csv_row(cli_table *t, const cr_model *m, const row *r)
 		v[9][0] = '\0';
 	if (e->prefill_tokens_per_s > 0) {
 		snprintf(v[10], 32, "%.1f", e->prefill_tokens_per_s);
-		snprintf(v[11], 32, "%.1f", e->time_to_decision_s * 1e3);
+		snprintf(v[11], 32, "%.4f", e->time_to_decision_s);
 	} else {
 		v[10][0] = v[11][0] = '\0';
 	}
@@ -467,7 +471,7 @@ static int print_json(const check_cfg *c, const cr_model *m, const row *rows, in
 		add_rate(o, "prefill_tokens_per_s_low", e->prefill_tokens_per_s_low, 10);
 		add_rate(o, "prefill_tokens_per_s_high", e->prefill_tokens_per_s_high, 10);
 		cJSON_AddNumberToObject(o, "prefill_depth", e->prefill_depth);
-		add_rate(o, "time_to_decision_ms", e->time_to_decision_s * 1e3, 10);
+		add_rate(o, "time_to_decision_s", e->time_to_decision_s, 1e4);
 		cJSON_AddItemToObject(o, "speed_confidence", confidence_json(e));
 		cJSON_AddStringToObject(o, "basis", e->basis);
 		cJSON_AddStringToObject(o, "flash_attn_reason", rows[i].fa_why);
@@ -549,7 +553,7 @@ static int render(const check_cfg *c, const cr_model *m, const row *rows, int n)
 	static const char *const csv_hdr[] = { "model", "quant", "rig", "context", "weights_bytes",
 		"kv_bytes", "state_bytes", "compute_bytes", "overhead_bytes", "total_bytes",
 		"available_bytes", "max_context", "decode_tokens_per_s", "prefill_tokens_per_s",
-		"time_to_decision_ms", "tier" };
+		"time_to_decision_s", "tier" };
 	bool unreleased = false;
 	cli_table t;
 
@@ -643,6 +647,7 @@ static int hf_variants(const check_cfg *c, const cr_catalog *cat, cli_model *cm,
 	int rc, first = -1;
 
 	so.revision = c->revision;
+	so.command = "clefrun check";
 	so.allow_truncated = c->header_only;
 	so.no_cache = c->no_cache;
 	so.offline = c->offline;
@@ -693,6 +698,7 @@ static int resolve_variants(check_cfg *c, const cr_catalog *cat, cli_model *cm,
 	if (!vars)
 		return EXIT_ERROR;
 	so.revision = c->revision;
+	so.command = "clefrun check";
 	so.allow_truncated = c->header_only;
 	so.no_cache = c->no_cache;
 	so.offline = c->offline;

@@ -141,7 +141,7 @@ static int print_json(const detect_cfg *c, const cr_detect_result *r, const cr_p
 
 		cJSON_AddStringToObject(o, "name", gp->name);
 		cJSON_AddStringToObject(o, "vendor", gp->vendor);
-		cJSON_AddNumberToObject(o, "memory_gib", gp->memory_gib);
+		cJSON_AddNumberToObject(o, "memory_bytes", (double)(uint64_t)(gp->memory_gib * 1073741824.0));
 		cJSON_AddBoolToObject(o, "known", gp->known);
 		if (gp->known)
 			cJSON_AddStringToObject(o, "catalog_device", gp->catalog_device);

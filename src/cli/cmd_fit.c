@@ -20,7 +20,7 @@ enum { O_RIG = 1, O_CTX, O_REQUIRE, O_FAMILY, O_LIMIT, O_KV, O_ALL, O_QUANT, O_A
 
 static const cli_opt fit_opts[] = {
 	{ "rig", "R", "rig id, saved rig, 'local' or custom:mem_gb=..,bw_gbs=.. (required)", O_RIG },
-	{ "ctx", "N", "context in tokens (default: 8192, or the model's maximum if smaller); models with a smaller maximum are left out", O_CTX },
+	{ "ctx", "N", "context in tokens or Nk (k = 1024; default: 8192, or the model's maximum if smaller); models with a smaller maximum are left out", O_CTX },
 	{ "require", "TIER", "tier to reach: fast, ok, slow or tight (default ok)", O_REQUIRE },
 	{ "family", "F", "only models of this family (llama, qwen, gemma, ...)", O_FAMILY },
 	{ "limit", "K", "show at most K models that reach the tier", O_LIMIT },
@@ -85,7 +85,7 @@ static int parse_args(fit_cfg *c, int argc, char **argv)
 			c->rig_id = v;
 			break;
 		case O_CTX:
-			if (cli_parse_u32("--ctx", v, 1, 1ul << 30, &c->ctx))
+			if (cli_parse_tokens("--ctx", v, 1, 1ul << 30, &c->ctx))
 				return EXIT_USAGE;
 			break;
 		case O_REQUIRE:
@@ -107,6 +107,8 @@ static int parse_args(fit_cfg *c, int argc, char **argv)
 			c->all = true;
 			break;
 		case O_QUANT:
+			if (cli_repeated(c->quant_ids, c->n_quants, v))
+				break;
 			if (c->n_quants == MAX_QUANTS) {
 				fprintf(stderr, "clefrun fit: at most %d --quant\n", MAX_QUANTS);
 				return EXIT_USAGE;
@@ -276,6 +278,13 @@ static void add_csv_row(cli_table *t, const cr_fit_row *r, size_t i)
 	snprintf(v[9], 32, "%.2f", e->decode_tokens_per_s);
 	snprintf(v[10], 32, "%.1f", e->prefill_tokens_per_s);
 	snprintf(v[11], 32, "%.4f", e->time_to_decision_s);
+	/* Unknown or not applicable: an empty field, as JSON writes null. */
+	if (e->decode_tokens_per_s <= 0)
+		v[9][0] = '\0';
+	if (e->prefill_tokens_per_s <= 0)
+		v[10][0] = '\0';
+	if (e->time_to_decision_s <= 0)
+		v[11][0] = '\0';
 	cells[0] = v[0];
 	cells[1] = r->model->id;
 	cells[2] = v[1];

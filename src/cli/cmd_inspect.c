@@ -6,6 +6,7 @@
  * GGUF files instead. JSON schema: "clefrun.inspect/1" (docs/gguf.md).
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,7 @@ enum {
 };
 
 static const cli_opt inspect_opts[] = {
-	{ "ctx", "N", "context for the memory breakdown (default 8192, capped at the model's)", O_CTX },
+	{ "ctx", "N", "context for the memory breakdown, in tokens or Nk (k = 1024; default: 8192, or the model's maximum if smaller; a larger value is an error)", O_CTX },
 	{ "kv-type", "T", "KV cache type: f16, q8_0, q4_0 (default f16)", O_KV },
 	{ "kv-type-k", "T", "K cache type only", O_KV_K },
 	{ "kv-type-v", "T", "V cache type only (quantized needs flash attention)", O_KV_V },
@@ -76,7 +77,7 @@ static int parse_args(inspect_cfg *c, int argc, char **argv)
 			c->source = v;
 			break;
 		case O_CTX:
-			if (cli_parse_u32("--ctx", v, 1, 1ul << 30, &c->ctx))
+			if (cli_parse_tokens("--ctx", v, 1, 1ul << 30, &c->ctx))
 				return EXIT_USAGE;
 			c->ctx_given = true;
 			break;
@@ -192,15 +193,32 @@ static int inspect_repo(const inspect_cfg *c)
 		free(e);
 		return emit_json(root);
 	}
+	if (c->fmt == FMT_CSV) {
+		static const char *const csv_hdr[] = { "path", "quant", "bytes", "parts", "split_count",
+			"projector" };
+
+		cli_table_init(&t, 6, csv_hdr, NULL);
+		for (size_t i = 0; i < n; i++) {
+			char v[3][32];
+			const char *cells[6] = { e[i].path, e[i].quant, v[0], v[1], v[2],
+				e[i].projector ? "true" : "false" };
+
+			snprintf(v[0], sizeof(v[0]), "%" PRIu64, e[i].size);
+			snprintf(v[1], sizeof(v[1]), "%u", e[i].parts);
+			snprintf(v[2], sizeof(v[2]), "%u", e[i].split_count);
+			cli_table_add(&t, cells);
+		}
+		cli_table_render(&t, FMT_CSV, stdout);
+		cli_table_free(&t);
+		free(e);
+		return EXIT_OK_;
+	}
 	cli_table_init(&t, 4, hdr, right);
 	for (size_t i = 0; i < n; i++) {
 		char size[32], parts[32];
 		const char *cells[4];
 
-		if (c->fmt == FMT_CSV)
-			snprintf(size, sizeof(size), "%" PRIu64, e[i].size);
-		else
-			fmt_bytes(size, sizeof(size), e[i].size);
+		fmt_bytes(size, sizeof(size), e[i].size);
 		if (e[i].parts == e[i].split_count)
 			snprintf(parts, sizeof(parts), "%u", e[i].parts);
 		else
@@ -211,7 +229,7 @@ static int inspect_repo(const inspect_cfg *c)
 		cells[3] = parts;
 		cli_table_add(&t, cells);
 	}
-	if (c->fmt != FMT_CSV && !cli_quiet())
+	if (!cli_quiet())
 		printf("%s: %zu GGUF file%s\n\n", c->source, n, n == 1 ? "" : "s");
 	cli_table_render(&t, c->fmt, stdout);
 	cli_table_free(&t);
@@ -405,19 +423,6 @@ static void model_rows(rows *r, const cli_gguf *g, const cr_gguf_model *gm, cons
 	(void)c;
 }
 
-static void metadata_rows(rows *r, const cr_gguf *g)
-{
-	for (size_t i = 0; i < cr_gguf_kv_count(g); i++) {
-		const char *key = cr_gguf_kv_key(g, i);
-		char v[256];
-
-		if (!show_key(key, cr_gguf_kv_type(g, i)))
-			continue;
-		cr_gguf_kv_format(g, i, v, sizeof(v));
-		row(r, key, "%s", v);
-	}
-}
-
 /* Tensors and bytes by ggml type over all parts. */
 typedef struct type_sum {
 	uint64_t bytes, count, elements;
@@ -436,8 +441,8 @@ static void sum_types(const cli_gguf *g, type_sum *ts)
 		}
 }
 
-static int print_json(const inspect_cfg *c, const cli_gguf *g, const cr_gguf_model *gm,
-		      const mem *mm, const type_sum *ts)
+static cJSON *inspect_json(const inspect_cfg *c, const cli_gguf *g, const cr_gguf_model *gm,
+			   const mem *mm, const type_sum *ts)
 {
 	const cr_model *m = &gm->model;
 	cJSON *root = cJSON_CreateObject(), *o, *arr, *md;
@@ -562,7 +567,86 @@ static int print_json(const inspect_cfg *c, const cli_gguf *g, const cr_gguf_mod
 		cJSON_AddNumberToObject(o, "bytes", (double)g->stats.bytes_fetched);
 		cJSON_AddStringToObject(o, "cache", cli_gguf_cache_word(g));
 	}
-	return emit_json(root);
+	return root;
+}
+
+static int print_json(const inspect_cfg *c, const cli_gguf *g, const cr_gguf_model *gm,
+		      const mem *mm, const type_sum *ts)
+{
+	return emit_json(inspect_json(c, g, gm, mm, ts));
+}
+
+/* CSV: the JSON document flattened, one `field,value` row per scalar. A field is
+ * the value's JSON path joined with '.' (array elements by index:
+ * tensors.by_type.0.bytes); an array of numbers is one row, comma-joined; null is
+ * an empty field. So the CSV names and units are the JSON ones (docs/gguf.md). */
+static void csv_number(char *buf, size_t cap, double v)
+{
+	if (v == floor(v) && fabs(v) < 9007199254740992.0) /* 2^53: exact in a double */
+		snprintf(buf, cap, "%.0f", v);
+	else
+		snprintf(buf, cap, "%.17g", v);
+}
+
+static void csv_flatten(cli_table *t, const cJSON *node, char *path, size_t len, size_t cap)
+{
+	char value[1024];
+	const char *cells[2] = { path, value };
+	size_t used = 0;
+	int i = 0;
+
+	value[0] = '\0';
+	if (cJSON_IsObject(node) || (cJSON_IsArray(node) && node->child && !cJSON_IsNumber(node->child))) {
+		for (const cJSON *ch = node->child; ch; ch = ch->next, i++) {
+			int n = cJSON_IsObject(node) ? snprintf(path + len, cap - len, "%s%s", len ? "." : "", ch->string)
+						     : snprintf(path + len, cap - len, "%s%d", len ? "." : "", i);
+
+			if (n > 0 && (size_t)n < cap - len)
+				csv_flatten(t, ch, path, len + (size_t)n, cap);
+		}
+		path[len] = '\0';
+		return;
+	}
+	if (cJSON_IsArray(node)) {
+		for (const cJSON *ch = node->child; ch && used + 32 < sizeof(value); ch = ch->next) {
+			if (ch != node->child)
+				value[used++] = ',';
+			csv_number(value + used, sizeof(value) - used, ch->valuedouble);
+			used += strlen(value + used);
+		}
+	} else if (cJSON_IsNumber(node)) {
+		csv_number(value, sizeof(value), node->valuedouble);
+	} else if (cJSON_IsString(node)) {
+		snprintf(value, sizeof(value), "%s", node->valuestring);
+	} else if (cJSON_IsBool(node)) {
+		snprintf(value, sizeof(value), "%s", cJSON_IsTrue(node) ? "true" : "false");
+	}
+	cli_table_add(t, cells);
+}
+
+static int print_csv(const inspect_cfg *c, const cli_gguf *g, const cr_gguf_model *gm,
+		     const mem *mm, const type_sum *ts)
+{
+	static const char *const hdr[] = { "field", "value" };
+	cJSON *root = inspect_json(c, g, gm, mm, ts);
+	char path[512] = "";
+	cli_table t;
+
+	if (!root) {
+		fprintf(stderr, "clefrun: out of memory\n");
+		return EXIT_ERROR;
+	}
+	cli_table_init(&t, 2, hdr, NULL);
+	for (const cJSON *ch = root->child; ch; ch = ch->next) {
+		int n = snprintf(path, sizeof(path), "%s", ch->string);
+
+		if (strcmp(ch->string, "schema") != 0 && n > 0 && (size_t)n < sizeof(path))
+			csv_flatten(&t, ch, path, (size_t)n, sizeof(path));
+	}
+	cli_table_render(&t, FMT_CSV, stdout);
+	cli_table_free(&t);
+	cJSON_Delete(root);
+	return EXIT_OK_;
 }
 
 static int print_text(const inspect_cfg *c, const cli_gguf *g, const cr_gguf_model *gm,
@@ -573,38 +657,12 @@ static int print_text(const inspect_cfg *c, const cli_gguf *g, const cr_gguf_mod
 	static const bool ty_right[] = { false, true, true, true };
 	static const char *const mem_hdr[] = { "MEMORY", "BYTES", "" };
 	static const bool mem_right[] = { false, true, true };
-	bool csv = c->fmt == FMT_CSV;
 	cli_table t;
-	rows r = { &t, csv };
+	rows r = { &t, false };
 	char x[64], y[64];
 
 	cli_table_init(&t, 2, kv_hdr, NULL);
 	model_rows(&r, g, gm, mm, c);
-	if (csv) {
-		/* One table: fields, then bytes by type and the memory parts. */
-		for (uint32_t k = 0; k < CR_GGML_TYPE_COUNT; k++) {
-			char f[48];
-
-			if (!ts[k].count)
-				continue;
-			snprintf(f, sizeof(f), "bytes.%s", cr_ggml_type_name(k));
-			row(&r, f, "%" PRIu64, ts[k].bytes);
-		}
-		row(&r, "memory.context", "%u", mm->ctx);
-		row(&r, "memory.kv_type", "%s", cr_kv_type_name(c->kv));
-		row(&r, "memory.weights_bytes", "%" PRIu64, mm->weights);
-		row(&r, "memory.kv_bytes", "%" PRIu64, mm->kv);
-		row(&r, "memory.kv_bytes_per_token", "%" PRIu64, mm->per_token);
-		row(&r, "memory.state_bytes", "%" PRIu64, mm->state);
-		row(&r, "memory.compute_bytes", "%" PRIu64, mm->compute);
-		row(&r, "memory.output_bytes", "%" PRIu64, mm->output);
-		row(&r, "memory.total_bytes", "%" PRIu64,
-		    mm->weights + mm->kv + mm->state + mm->compute + mm->output);
-		metadata_rows(&r, g->parts[0]);
-		cli_table_render(&t, FMT_CSV, stdout);
-		cli_table_free(&t);
-		return EXIT_OK_;
-	}
 	if (c->fmt == FMT_MARKDOWN && !cli_quiet())
 		printf("## %s\n\n", gm->model.name);
 	cli_table_render(&t, c->fmt, stdout);
@@ -757,7 +815,9 @@ int cmd_inspect(const cli_globals *g0, int argc, char **argv)
 		goto out;
 	}
 	sum_types(g, ts);
-	rc = c.fmt == FMT_JSON ? print_json(&c, g, gm, &mm, ts) : print_text(&c, g, gm, &mm, ts);
+	rc = c.fmt == FMT_JSON  ? print_json(&c, g, gm, &mm, ts)
+	     : c.fmt == FMT_CSV ? print_csv(&c, g, gm, &mm, ts)
+				: print_text(&c, g, gm, &mm, ts);
 out:
 	cli_gguf_close(g);
 	free(g);

@@ -76,6 +76,9 @@ int cmd_models(const cli_globals *g0, int argc, char **argv)
 {
 	static const char *const hdr[] = { "ID", "NAME", "PARAMS", "ACTIVE", "CONTEXT", "LAYERS",
 		"KV LAYERS", "ATTENTION", "LICENSE" };
+	/* CSV: snake_case headers, the JSON field names (docs/cli.md, "Output"). */
+	static const char *const csv_hdr[] = { "id", "name", "params", "active_params",
+		"context_max", "layers", "kv_layers", "attention", "license" };
 	static const bool right[] = { false, false, true, true, true, true, true, false, false };
 	cli_globals g = *g0;
 	cli_format fmt = FMT_TABLE;
@@ -115,7 +118,7 @@ int cmd_models(const cli_globals *g0, int argc, char **argv)
 	}
 	cli_table t;
 
-	cli_table_init(&t, 9, hdr, right);
+	cli_table_init(&t, 9, fmt == FMT_CSV ? csv_hdr : hdr, right);
 	for (size_t i = 0; i < cr_catalog_model_count(cat); i++) {
 		const cr_model *m = cr_catalog_model_at(cat, i);
 		char p[32], a[32], c[32], l[16], k[16];
@@ -160,6 +163,8 @@ int cmd_rigs(const cli_globals *g0, int argc, char **argv)
 	const char *hdr[] = { "ID", "NAME", "MEMORY", "BANDWIDTH GB/s", "FP16 TFLOPS", "KIND",
 		"DEVICES", "REF" };
 	static const bool right[] = { false, false, true, true, true, false, false, false };
+	static const char *const csv_hdr[] = { "id", "name", "memory_bytes",
+		"aggregate_bandwidth_gbs", "fp16_tflops", "kind", "devices", "reference", "unreleased" };
 	cli_globals g = *g0;
 	cli_format fmt = FMT_TABLE;
 	cr_catalog *cat;
@@ -192,7 +197,8 @@ int cmd_rigs(const cli_globals *g0, int argc, char **argv)
 
 				cJSON_AddStringToObject(dj, "name", d->name);
 				cJSON_AddNumberToObject(dj, "count", d->count);
-				cJSON_AddNumberToObject(dj, "memory_gib", d->memory_gib);
+				cJSON_AddNumberToObject(dj, "memory_bytes",
+							(double)(uint64_t)(d->memory_gib * 1073741824.0));
 				cJSON_AddNumberToObject(dj, "bandwidth_gbs", d->bandwidth_gbs);
 				cJSON_AddNumberToObject(dj, "fp16_tflops", d->fp16_tflops);
 				cJSON_AddStringToObject(dj, "backend", cr_backend_name(d->backend));
@@ -209,19 +215,29 @@ int cmd_rigs(const cli_globals *g0, int argc, char **argv)
 	cli_table t;
 
 	hdr[2] = cli_mem_heading(); /* after --units */
-	cli_table_init(&t, 8, hdr, right);
+	if (fmt == FMT_CSV)
+		cli_table_init(&t, 9, csv_hdr, NULL);
+	else
+		cli_table_init(&t, 8, hdr, right);
 	for (size_t i = 0; i < cr_catalog_rig_count(cat); i++) {
 		const cr_rig *r = cr_catalog_rig_at(cat, i);
 		char mem[32], bw[32], tf[32], devs[256], kind[32];
 		double tflops = 0;
-		const char *cells[8] = { r->id, r->name, mem, bw, tf, kind, devs,
-			r->reference ? (r->unreleased ? "yes (unreleased)" : "yes") : "" };
+		const char *cells[9] = { r->id, r->name, mem, bw, tf, kind, devs,
+			r->reference ? (r->unreleased ? "yes (unreleased)" : "yes") : "", NULL };
 
 		for (unsigned k = 0; k < r->n_devices; k++)
 			tflops += r->devices[k].count * r->devices[k].fp16_tflops;
 		cli_fmt_mem_number(mem, sizeof(mem), (double)cr_rig_memory_bytes(r));
 		snprintf(bw, sizeof(bw), "%g", cr_rig_aggregate_bandwidth_gbs(r));
 		snprintf(tf, sizeof(tf), tflops > 0 ? "%g" : "-", tflops);
+		if (fmt == FMT_CSV) { /* raw bytes, empty when unknown, booleans as in JSON */
+			snprintf(mem, sizeof(mem), "%llu", (unsigned long long)cr_rig_memory_bytes(r));
+			if (tflops <= 0)
+				tf[0] = '\0';
+			cells[7] = r->reference ? "true" : "false";
+			cells[8] = r->unreleased ? "true" : "false";
+		}
 		snprintf(kind, sizeof(kind), "%s", cr_mem_kind_name(r->devices[0].kind));
 		for (unsigned k = 1; k < r->n_devices; k++) {
 			size_t l = strlen(kind);
@@ -240,6 +256,7 @@ int cmd_rigs(const cli_globals *g0, int argc, char **argv)
 int cmd_quants(const cli_globals *g0, int argc, char **argv)
 {
 	static const char *const hdr[] = { "ID", "BPW", "BASE TYPE", "DESCRIPTION" };
+	static const char *const csv_hdr[] = { "id", "bpw", "base_type", "description" };
 	static const bool right[] = { false, true, false, false };
 	cli_globals g = *g0;
 	cli_format fmt = FMT_TABLE;
@@ -272,7 +289,7 @@ int cmd_quants(const cli_globals *g0, int argc, char **argv)
 	}
 	cli_table t;
 
-	cli_table_init(&t, 4, hdr, right);
+	cli_table_init(&t, 4, fmt == FMT_CSV ? csv_hdr : hdr, right);
 	for (size_t i = 0; i < cr_catalog_quant_count(cat); i++) {
 		const cr_quant *q = cr_catalog_quant_at(cat, i);
 		char bpw[16];

@@ -28,7 +28,7 @@ static const cli_opt report_opts[] = {
 	{ "model", "SOURCE", "catalog id, GGUF path or URL, hf:OWNER/REPO/FILE.gguf or hf:OWNER/REPO:QUANT (required)", RPT_O_MODEL },
 	{ "rig", "R", "rig id, custom:..., local or a saved rig; repeatable (default: the 22 reference rigs)", RPT_O_RIG },
 	{ "quant", "Q", "quantization preset; repeatable; the first is the rig table's (default: Q2_K..F16, rig table Q4_K_M)", RPT_O_QUANT },
-	{ "ctx", "N", "context of the tables in tokens (default 8192, capped at the model's maximum)", RPT_O_CTX },
+	{ "ctx", "N", "context of the tables, in tokens or Nk (k = 1024; default: 8192, or the model's maximum if smaller; a larger value is an error)", RPT_O_CTX },
 	{ "kv-type", "T", "KV cache type: f16, q8_0, q4_0 (default f16)", RPT_O_KV },
 	{ "workload", "W", "tier by chat (decode t/s, default) or decide (time-to-decision)", RPT_O_WORKLOAD },
 	{ "output", "FILE", "write the HTML page to FILE (a file is replaced atomically, its mode kept; a FIFO or device is written directly); '-' for stdout (required; short: -o FILE)", RPT_O_OUTPUT },
@@ -58,6 +58,8 @@ int rpt_option(rpt_cfg *c, int id, const char *v)
 		c->model_id = v;
 		return 0;
 	case RPT_O_RIG:
+		if (cli_repeated(c->rig_ids, c->n_rigs, v))
+			return 0;
 		if (c->n_rigs == RPT_MAX_RIGS) {
 			fprintf(stderr, "%s: at most %d --rig\n", c->cmd, RPT_MAX_RIGS);
 			return EXIT_USAGE;
@@ -65,6 +67,8 @@ int rpt_option(rpt_cfg *c, int id, const char *v)
 		c->rig_ids[c->n_rigs++] = v;
 		return 0;
 	case RPT_O_QUANT:
+		if (cli_repeated(c->quant_ids, c->n_quants, v))
+			return 0;
 		if (c->n_quants == RPT_MAX_QUANTS) {
 			fprintf(stderr, "%s: at most %d --quant\n", c->cmd, RPT_MAX_QUANTS);
 			return EXIT_USAGE;
@@ -72,7 +76,7 @@ int rpt_option(rpt_cfg *c, int id, const char *v)
 		c->quant_ids[c->n_quants++] = v;
 		return 0;
 	case RPT_O_CTX:
-		if (cli_parse_u32("--ctx", v, 1, 0xFFFFFFFFul, &c->ctx))
+		if (cli_parse_tokens("--ctx", v, 1, 0xFFFFFFFFul, &c->ctx))
 			return EXIT_USAGE;
 		c->ctx_given = true;
 		return 0;
@@ -252,6 +256,7 @@ int rpt_gather(const rpt_cfg *c, rpt_data *d)
 	if (!d->cat)
 		return EXIT_ERROR;
 	so.revision = c->revision;
+	so.command = "clefrun report";
 	so.allow_truncated = c->header_only;
 	if ((rc = cli_resolve_model(d->cat, c->model_id, &so, &d->cm)))
 		return rc;
@@ -984,7 +989,7 @@ static void section_rigs(cli_buf *b, const rpt_data *d)
 	if (best_col)
 		cli_buf_printf(b, "<p class=\"muted\">Best quant: the most bits per weight, of the %d quants above, "
 				  "that reaches <em>ok</em> (or better) on that rig; otherwise the best the rig can do "
-				  "(<a href=\"docs/decisions.md\">docs/decisions.md</a>).</p>\n",
+				  "(<code>docs/decisions.md</code>).</p>\n",
 			       d->n_q);
 	cli_buf_puts(b, "</section>\n");
 }
@@ -1025,12 +1030,18 @@ static void section_method(cli_buf *b, const rpt_data *d, const kv_facts *kv)
 		reference |= d->r[i].rig->reference;
 		unreleased |= d->r[i].rig->unreleased;
 	}
-	cli_buf_puts(b, "<section id=\"method\" aria-labelledby=\"h-method\">\n<h2 id=\"h-method\">How this is computed</h2>\n"
+	/* The docs are named, not linked: a relative link breaks as soon as the page is mailed or
+	 * moved, and the project has no public URL. What a reader needs is inlined below; the
+	 * files are named with the version whose source tree holds them. */
+	cli_buf_printf(b, "<section id=\"method\" aria-labelledby=\"h-method\">\n<h2 id=\"h-method\">How this is computed</h2>\n"
 			"<p>Estimates of what llama.cpp (and Ollama and LM Studio, which run it) needs for a GGUF "
-			"file; not measurements. Every formula and constant, with its source, is in "
-			"<a href=\"docs/methodology.md\">docs/methodology.md</a>; how well the speeds match measured "
-			"runs is in <a href=\"docs/accuracy.md\">docs/accuracy.md</a>; this page is described in "
-			"<a href=\"docs/report.md\">docs/report.md</a>.</p>\n<ul class=\"formulas\">\n"
+			"file; not measurements. The formulas are below. Every constant, with its source, is in "
+			"<code>docs/methodology.md</code>; how well the speeds match measured runs is in "
+			"<code>docs/accuracy.md</code>; this page is described in <code>docs/report.md</code>: "
+			"files of the clefrun %s source tree (<code>clefrun --help</code> and <code>man clefrun</code> "
+			"describe the commands).</p>\n",
+		       cr_version());
+	cli_buf_puts(b, "<ul class=\"formulas\">\n"
 			"<li><strong>Memory</strong> = weights + KV cache + recurrent state + compute buffers + "
 			"output buffer + runtime overhead.</li>\n"
 			"<li><strong>Weights</strong> = parameters &#215; bits per weight &#247; 8, with llama-quantize&#39;s "
@@ -1101,7 +1112,7 @@ static void section_method(cli_buf *b, const rpt_data *d, const kv_facts *kv)
 	cli_buf_puts(b, "<li><strong>Speed.</strong> The usual 0.5 &#215; bandwidth &#247; file size (or 0.65 &#215; "
 			"bandwidth &#247; memory) leaves out the KV cache read for every token, which grows with the "
 			"context, and the fixed time per token that dominates on fast GPUs; clefrun&#39;s constants "
-			"come from measured llama.cpp runs (<a href=\"docs/accuracy.md\">docs/accuracy.md</a> scores "
+			"come from measured llama.cpp runs (<code>docs/accuracy.md</code> scores "
 			"both on the same measurements).</li>\n");
 	/* 4. Usable memory. */
 	cli_buf_puts(b, "<li><strong>What fits.</strong> Calculators compare the model with the whole memory. "
@@ -1115,13 +1126,13 @@ static void section_method(cli_buf *b, const rpt_data *d, const kv_facts *kv)
 			"layers use larger types than the name says.</li>\n");
 	/* 6. Hardware. */
 	if (reference) {
-		cli_buf_puts(b, "<li><strong>Hardware figures.</strong> The reference rigs keep the seed pages&#39; "
-				"names, with corrected figures: there is no M4 Ultra (the 1092&#160;GB/s is twice an M4 "
+		cli_buf_puts(b, "<li><strong>Hardware figures.</strong> The reference rigs keep the names of the "
+				"public fit table they come from, with corrected figures: there is no M4 Ultra (the 1092&#160;GB/s is twice an M4 "
 				"Max; those rigs are kept as projections and marked <em>not released</em>); the DGX Station "
 				"GB300 has 784&#160;GB (288&#160;GB HBM3e at 8&#160;TB/s and 496&#160;GB LPDDR5X), not 748; "
 				"the dual EPYC 9004&#39;s 460&#160;GB/s is one socket, which is what llama.cpp reads at; "
 				"the &#8220;560&#160;GB unified&#8221; EPYC rigs are two RTX 3090s plus system RAM "
-				"(<a href=\"docs/seeds.md\">docs/seeds.md</a>).</li>\n");
+				"(<code>docs/seeds.md</code>).</li>\n");
 	} else if (unreleased) {
 		cli_buf_puts(b, "<li><strong>Hardware figures.</strong> Rigs marked <em>not released</em> do not "
 				"exist as described; their figures are projections.</li>\n");

@@ -74,7 +74,7 @@ static int sub_args(const char *cmd, const char *usage, const char *summary, con
 			return EXIT_USAGE;
 		case CLI_OPT_POSITIONAL:
 			if (!need_name || *name) {
-				fprintf(stderr, "%s: unexpected argument '%s' (see --help)\n", cmd, v);
+				fprintf(stderr, "%s: unexpected argument '%s' (see --help)\n", cmd, CLI_CLIP(v));
 				return EXIT_USAGE;
 			}
 			*name = v;
@@ -128,14 +128,14 @@ static int add_extra(void *vctx, int id, const char *v)
 		return cli_parse_double("--tflops", v, 0, 1e6, &a->f.tflops);
 	case O_BACKEND:
 		if (cr_backend_parse(v, &a->f.backend)) {
-			fprintf(stderr, "clefrun: --backend: expected cuda, metal, rocm, vulkan or cpu, got '%s'\n", v);
+			fprintf(stderr, "clefrun: --backend: expected cuda, metal, rocm, vulkan or cpu, got '%s'\n", CLI_CLIP(v));
 			return -1;
 		}
 		a->f.backend_set = true;
 		return 0;
 	case O_KIND:
 		if (cr_mem_kind_parse(v, &a->f.kind)) {
-			fprintf(stderr, "clefrun: --kind: expected discrete, unified or system, got '%s'\n", v);
+			fprintf(stderr, "clefrun: --kind: expected discrete, unified or system, got '%s'\n", CLI_CLIP(v));
 			return -1;
 		}
 		a->f.kind_set = true;
@@ -195,6 +195,12 @@ static int store_locked(const cr_catalog *cat, const cr_rig *add, const char *re
 	if (!(set = cli_load_user_rigs(cat, path, NULL)))
 		return EXIT_ERROR;
 	if (add) {
+		if (!replace && cr_userrigs_find(set, add->id)) {
+			fprintf(stderr, "clefrun: a rig named \"%s\" is already saved in %s: --force replaces it, "
+					"'clefrun rig rm %s' removes it\n", add->id, path, add->id);
+			cr_userrigs_free(set);
+			return EXIT_USAGE;
+		}
 		rc = cr_userrigs_add(set, add, cat, replace, &err);
 	} else {
 		rc = cr_userrigs_remove(set, remove, &err);
@@ -202,7 +208,7 @@ static int store_locked(const cr_catalog *cat, const cr_rig *add, const char *re
 			const char *s[4];
 			size_t n = cr_userrigs_suggest(set, NULL, remove, s, 4);
 
-			fprintf(stderr, "clefrun: no saved rig named '%s'", remove);
+			fprintf(stderr, "clefrun: no saved rig named '%s'", CLI_CLIP(remove));
 			for (size_t i = 0; i < n; i++)
 				fprintf(stderr, "%s%s", i ? ", " : " (did you mean: ", s[i]);
 			fprintf(stderr, "%s; 'clefrun rig list' lists them\n", n ? ")" : "");
@@ -347,6 +353,9 @@ static int rig_list(const cli_globals *g0, int argc, char **argv)
 	const char *hdr[] = { "ID", "NAME", "MEMORY", "BANDWIDTH GB/s", "FP16 TFLOPS", "KIND",
 		"DEVICES" };
 	static const bool right[] = { false, false, true, true, true, false, false };
+	/* CSV: snake_case headers with the unit in the name, as `clefrun rigs` (docs/cli.md). */
+	static const char *const csv_hdr[] = { "id", "name", "memory_bytes",
+		"aggregate_bandwidth_gbs", "fp16_tflops", "kind", "devices" };
 	cli_globals g = *g0;
 	cli_format fmt = FMT_TABLE;
 	const char *none = NULL;
@@ -382,13 +391,18 @@ static int rig_list(const cli_globals *g0, int argc, char **argv)
 	cli_table t;
 
 	hdr[2] = cli_mem_heading(); /* after --units */
-	cli_table_init(&t, 7, hdr, right);
+	cli_table_init(&t, 7, fmt == FMT_CSV ? csv_hdr : hdr, right);
 	for (size_t i = 0; i < cr_userrigs_count(set); i++) {
 		const cr_rig *r = cr_userrigs_at(set, i);
 		char v[5][320];
 		const char *cells[7] = { r->id, r->name, v[0], v[1], v[2], v[3], v[4] };
 
 		rig_figures(r, v[0], v[1], v[2], v[3], v[4], sizeof(v[0]));
+		if (fmt == FMT_CSV) { /* raw bytes; empty, not "-", when unknown */
+			snprintf(v[0], sizeof(v[0]), "%llu", (unsigned long long)cr_rig_memory_bytes(r));
+			if (strcmp(v[2], "-") == 0)
+				v[2][0] = '\0';
+		}
 		cli_table_add(&t, cells);
 	}
 	if (fmt == FMT_CSV || cr_userrigs_count(set))
@@ -410,7 +424,7 @@ static int rig_show(const cli_globals *g0, int argc, char **argv)
 	const char *hdr[] = { "DEVICE", "COUNT", "MEMORY", "BANDWIDTH GB/s", "FP16 TFLOPS",
 		"BACKEND", "KIND", "USABLE" };
 	static const bool right[] = { false, true, true, true, true, false, false, true };
-	static const char *const csv_hdr[] = { "rig", "device", "count", "memory_gib",
+	static const char *const csv_hdr[] = { "rig", "device", "count", "memory_bytes",
 		"bandwidth_gbs", "fp16_tflops", "backend", "kind", "usable_fraction" };
 	cli_globals g = *g0;
 	cli_format fmt = FMT_TABLE;
@@ -465,12 +479,13 @@ static int rig_show(const cli_globals *g0, int argc, char **argv)
 		int off = fmt == FMT_CSV;
 
 		snprintf(v[0], 32, "%u", d->count);
-		if (fmt == FMT_CSV) /* the column is memory_gib */
-			snprintf(v[1], 32, "%g", d->memory_gib);
+		if (fmt == FMT_CSV) /* the column is memory_bytes, of one device */
+			snprintf(v[1], 32, "%llu", (unsigned long long)(d->memory_gib * 1073741824.0));
 		else
 			cli_fmt_mem_number(v[1], 32, d->memory_gib * 1073741824.0);
 		snprintf(v[2], 32, "%g", d->bandwidth_gbs);
-		snprintf(v[3], 32, fmt == FMT_CSV || d->fp16_tflops > 0 ? "%g" : "-", d->fp16_tflops);
+		/* 0 TFLOPS is "unknown": "-" in a table, an empty CSV field */
+		snprintf(v[3], 32, d->fp16_tflops > 0 ? "%g" : fmt == FMT_CSV ? "" : "-", d->fp16_tflops);
 		snprintf(v[4], 32, "%g", d->usable_fraction);
 		cells[0] = r->id;
 		cells[off + 0] = d->name;
@@ -510,6 +525,6 @@ int cmd_rig(const cli_globals *g, int argc, char **argv)
 		return rig_show(g, argc - 1, argv + 1);
 	if (strcmp(argv[1], "rm") == 0 || strcmp(argv[1], "remove") == 0)
 		return rig_rm(g, argc - 1, argv + 1);
-	fprintf(stderr, "clefrun rig: unknown subcommand '%s' (add, list, show, rm)\n", argv[1]);
+	fprintf(stderr, "clefrun rig: unknown subcommand '%s' (add, list, show, rm)\n", CLI_CLIP(argv[1]));
 	return EXIT_USAGE;
 }

@@ -42,13 +42,26 @@ cr_catalog *cli_open_catalog(const cli_globals *g)
 	return cat;
 }
 
+const char *cli_clip(const char *s, cli_clipbuf *b)
+{
+	size_t n = strlen(s), k = CLI_CLIP_BYTES;
+
+	if (n <= CLI_CLIP_BYTES)
+		return s;
+	while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80) /* not inside a UTF-8 sequence */
+		k--;
+	snprintf(b->s, sizeof(b->s), "%.*s... (%zu bytes)", (int)k, s, n);
+	return b->s;
+}
+
 static void suggest(const cr_catalog *cat, cr_catalog_kind kind, const char *what,
 		    const char *id, const char *list_cmd)
 {
 	const char *s[4];
 	size_t n = cr_catalog_suggest(cat, kind, id, s, 4);
+	cli_clipbuf cb;
 
-	fprintf(stderr, "clefrun: unknown %s '%s'", what, id);
+	fprintf(stderr, "clefrun: unknown %s '%s'", what, cli_clip(id, &cb));
 	for (size_t i = 0; i < n; i++)
 		fprintf(stderr, "%s%s", i ? ", " : " (did you mean: ", s[i]);
 	fprintf(stderr, "%s; 'clefrun %s' lists them all\n", n ? ")" : "", list_cmd);
@@ -145,6 +158,7 @@ const cr_rig *cli_resolve_rig(const cr_catalog *cat, const char *id, cr_rig *scr
 	cr_user_rigs *set = NULL;
 	char path[4096];
 	const char *s[4];
+	cli_clipbuf cb;
 	size_t n;
 
 	if (strncmp(id, CR_RIG_SPEC_PREFIX, strlen(CR_RIG_SPEC_PREFIX)) == 0) {
@@ -178,7 +192,7 @@ const cr_rig *cli_resolve_rig(const cr_catalog *cat, const char *id, cr_rig *scr
 		return scratch;
 	}
 	n = cr_userrigs_suggest(set, cat, id, s, 4);
-	fprintf(stderr, "clefrun: unknown rig '%s'", id);
+	fprintf(stderr, "clefrun: unknown rig '%s'", cli_clip(id, &cb));
 	for (size_t i = 0; i < n; i++)
 		fprintf(stderr, "%s%s", i ? ", " : " (did you mean: ", s[i]);
 	fprintf(stderr, "%s; 'clefrun rigs' lists the catalog, 'clefrun rig list' your saved rigs, "
@@ -197,13 +211,14 @@ const cr_rig *cli_find_rig(const cr_catalog *cat, const char *id, cr_rig *scratc
 int cli_parse_double(const char *opt, const char *s, double lo, double hi, double *out)
 {
 	char *end = NULL;
+	cli_clipbuf cb;
 	double v;
 
 	errno = 0;
 	v = strtod(s, &end);
 	if (s[0] == ' ' || s[0] == '\0' || errno || *end || !isfinite(v) || v < lo || v > hi) {
 		fprintf(stderr, "clefrun: %s: expected a number from %g to %g, got '%s'\n", opt, lo, hi,
-			s);
+			cli_clip(s, &cb));
 		return -1;
 	}
 	*out = v;
@@ -249,22 +264,33 @@ const char *cli_mem_heading(void)
 	return cli_mem_units() == CLI_UNITS_SI ? "MEMORY GB" : "MEMORY GiB";
 }
 
+/* "k" is 1024 tokens, as llama.cpp's context sizes and the --ctx input (cli_parse_tokens):
+ * 32768 is "32k"; a value that is not a whole number of k is written exactly ("100000"),
+ * never rounded ("97.7k" would not read back). */
 void cli_fmt_ctx(char *buf, size_t cap, unsigned ctx)
 {
 	if (ctx && ctx % 1024 == 0)
 		snprintf(buf, cap, "%uk", ctx / 1024);
-	else if (ctx >= 1024)
-		snprintf(buf, cap, "%.1fk", ctx / 1024.0);
 	else
 		snprintf(buf, cap, "%u", ctx);
 }
 
+/* Parameters in decimal units (model cards: "8B", "1.0B"), the unit picked after rounding, so
+ * that 999.96 million is "1.0B", not "1000M". */
 void cli_fmt_params(char *buf, size_t cap, unsigned long long p)
 {
-	if (p >= 1000000000ull)
-		snprintf(buf, cap, "%.1fB", (double)p / 1e9);
+	double v = (double)p;
+
+	if (v >= 999.95e9)
+		snprintf(buf, cap, "%.1fT", v / 1e12);
+	else if (v >= 999.5e6)
+		snprintf(buf, cap, "%.1fB", v / 1e9);
+	else if (v >= 999.5e3)
+		snprintf(buf, cap, "%.0fM", v / 1e6);
+	else if (v >= 1e3)
+		snprintf(buf, cap, "%.0fK", v / 1e3);
 	else
-		snprintf(buf, cap, "%.0fM", (double)p / 1e6);
+		snprintf(buf, cap, "%llu", p);
 }
 
 void cli_fmt_rate(char *buf, size_t cap, double tps)

@@ -105,7 +105,7 @@ int main(int argc, char **argv)
 			return rc;
 		}
 	}
-	fprintf(stderr, "clefrun: unknown command '%s'\n", argv[i]);
+	fprintf(stderr, "clefrun: unknown command '%s'\n", CLI_CLIP(argv[i]));
 	usage(stderr);
 	return EXIT_USAGE;
 }

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -100,14 +101,40 @@ static void on_progress(void *arg, uint64_t now_bytes, uint64_t total_bytes)
 	net.drawn_ms = t;
 }
 
+/* The length of a leading "SCHEME://" (RFC 3986 section 3.1: ALPHA *( ALPHA / DIGIT / "+" / "-" /
+ * "." )), or 0. */
+static size_t scheme_len(const char *s)
+{
+	size_t i = 0;
+
+	if (!isalpha((unsigned char)s[0]))
+		return 0;
+	while (isalnum((unsigned char)s[i]) || s[i] == '+' || s[i] == '-' || s[i] == '.')
+		i++;
+	return strncmp(s + i, "://", 3) == 0 ? i + 3 : 0;
+}
+
+/* Schemes are case-insensitive (RFC 3986 section 3.1): "HTTP://" is http. */
+static bool scheme_is(const char *s, const char *lower)
+{
+	size_t n = strlen(lower);
+
+	for (size_t i = 0; i < n; i++)
+		if (tolower((unsigned char)s[i]) != lower[i])
+			return false;
+	return true;
+}
+
 cli_source_kind cli_source_classify(const char *s)
 {
-	size_t n = strlen(s);
+	size_t n = strlen(s), k = scheme_len(s);
 
 	if (strncmp(s, CR_HF_PREFIX, 3) == 0)
 		return CLI_SRC_HF;
-	if (strncmp(s, "http://", 7) == 0 || strncmp(s, "https://", 8) == 0)
+	if (k && (scheme_is(s, "http://") || scheme_is(s, "https://")))
 		return CLI_SRC_URL;
+	if (k)
+		return CLI_SRC_BAD_URL;
 	if (strchr(s, '/') || (n > 5 && (strcmp(s + n - 5, ".gguf") == 0 || strcmp(s + n - 5, ".GGUF") == 0)))
 		return CLI_SRC_FILE;
 	return CLI_SRC_CATALOG;
@@ -311,7 +338,8 @@ static int load_part(const char *where, bool remote, const hf_env *e, const cli_
 	if (rc) {
 		cache_fail(cache, rc, &err);
 		if (rc == CR_ERR_PARSE && !o->allow_truncated && strstr(err.message, "past the end of the file"))
-			fprintf(stderr, "clefrun: (a file cut after its header? 'clefrun inspect --header-only' reads it)\n");
+			fprintf(stderr, "clefrun: (a file cut after its header? '%s --header-only' reads it)\n",
+				o->command ? o->command : "clefrun inspect");
 		if (rc == CR_ERR_PARSE && strstr(err.message, "not a GGUF file (magic '<"))
 			fprintf(stderr, "clefrun: (a web page, not the file: on Hugging Face use the /resolve/ URL, or hf:OWNER/REPO/FILE.gguf)\n");
 		return EXIT_ERROR;
@@ -520,7 +548,7 @@ int cli_gguf_open(const char *source, const cli_source_opts *o0, cli_gguf *g)
 				list_quants(stderr, list, n);
 				fprintf(stderr, "\n");
 				free(list);
-				rc = EXIT_ERROR;
+				rc = EXIT_USAGE; /* an unknown quant is a usage error (README, exit codes) */
 				goto out;
 			}
 			snprintf(path, sizeof(path), "%s", list[idx].path);
@@ -534,9 +562,31 @@ int cli_gguf_open(const char *source, const cli_source_opts *o0, cli_gguf *g)
 			goto out;
 		}
 		g->remote = true;
-	} else if (kind == CLI_SRC_URL || kind == CLI_SRC_FILE) {
+	} else if (kind == CLI_SRC_URL) {
+		size_t k = scheme_len(source), h = strcspn(source + k, "/?#");
+		const char *at = memchr(source + k, '@', h);
+
+		if (h == 0 || (at && at == source + k + h - 1) || source[k] == ':') {
+			fprintf(stderr, "clefrun: %s: the URL has no host (expected http(s)://HOST[:PORT]/PATH.gguf)\n",
+				CLI_CLIP(source));
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		/* The scheme in lower case, so that the transport and the header cache see one URL. */
 		snprintf(g->location, sizeof(g->location), "%s", source);
-		g->remote = kind == CLI_SRC_URL;
+		for (size_t i = 0; i < k; i++)
+			g->location[i] = (char)tolower((unsigned char)g->location[i]);
+		g->remote = true;
+	} else if (kind == CLI_SRC_FILE) {
+		snprintf(g->location, sizeof(g->location), "%s", source);
+	} else if (kind == CLI_SRC_BAD_URL) {
+		size_t k = scheme_len(source);
+
+		fprintf(stderr,
+			"clefrun: %s: unsupported URL scheme '%.*s': a GGUF source is a local path, an http:// or https:// URL or hf:OWNER/REPO... (a local path with '://' in it: write it as ./PATH)\n",
+			CLI_CLIP(source), (int)(k - 3 > 16 ? 16 : k - 3), source);
+		rc = EXIT_USAGE;
+		goto out;
 	} else {
 		fprintf(stderr, "clefrun: '%s' is not a GGUF source (a path, an http(s) URL or hf:OWNER/REPO...)\n",
 			source);

@@ -18,8 +18,9 @@
 typedef enum cli_source_kind {
 	CLI_SRC_CATALOG = 0, /* no '/', not ending in .gguf, no scheme: a catalog id */
 	CLI_SRC_FILE,        /* contains '/' or ends in .gguf */
-	CLI_SRC_URL,         /* http:// or https:// */
-	CLI_SRC_HF           /* hf:OWNER/REPO[...] */
+	CLI_SRC_URL,         /* http:// or https://, the scheme in any case */
+	CLI_SRC_HF,          /* hf:OWNER/REPO[...] */
+	CLI_SRC_BAD_URL      /* SCHEME:// of any other scheme (ftp://...): refused, a usage error */
 } cli_source_kind;
 
 cli_source_kind cli_source_classify(const char *source);
@@ -29,9 +30,10 @@ typedef struct cli_source_opts {
 	bool allow_truncated;  /* accept header-only files (tensor data missing) */
 	bool no_cache;         /* --no-cache: the header cache is neither read nor written */
 	bool offline;          /* --offline: the header cache only, no request */
+	const char *command;   /* the command in use, for hints ("clefrun check"); NULL: inspect */
 } cli_source_opts;
 
-#define CLI_SOURCE_OPTS_INIT { NULL, false, false, false }
+#define CLI_SOURCE_OPTS_INIT { NULL, false, false, false, NULL }
 
 /* Split files beyond this many parts are refused. */
 #define CLI_MAX_PARTS 256

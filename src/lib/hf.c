@@ -41,6 +41,12 @@ static bool ends_with_gguf(const char *s, size_t n)
 	return n > 5 && cr_strcasecmp(s + n - 5, ".gguf") == 0;
 }
 
+/* A name echoed in a message is cut after 64 bytes: "..." when it was. */
+static const char *clip(const char *s)
+{
+	return strlen(s) > 64 ? "..." : "";
+}
+
 int cr_hf_parse(const char *spec, cr_hf_ref *out, cr_error *err)
 {
 	const char *s, *p;
@@ -48,16 +54,16 @@ int cr_hf_parse(const char *spec, cr_hf_ref *out, cr_error *err)
 
 	memset(out, 0, sizeof(*out));
 	if (strncmp(spec, CR_HF_PREFIX, 3) != 0)
-		return cr_seterr(err, CR_ERR_PARSE, "%s: expected hf:OWNER/REPO", spec);
+		return cr_seterr(err, CR_ERR_PARSE, "%.64s%s: expected hf:OWNER/REPO", spec, clip(spec));
 	s = spec + 3;
 	if (!(on = name_len(s)) || s[on] != '/')
 		return cr_seterr(err, CR_ERR_PARSE,
-				 "%s: expected hf:OWNER/REPO[/PATH.gguf | :QUANT] (OWNER: letters, digits, . _ -)",
-				 spec);
+				 "%.64s%s: expected hf:OWNER/REPO[/PATH.gguf | :QUANT] (OWNER: letters, digits, . _ -)",
+				 spec, clip(spec));
 	if (!(rn = name_len(s + on + 1)))
 		return cr_seterr(err, CR_ERR_PARSE,
-				 "%s: expected hf:OWNER/REPO[/PATH.gguf | :QUANT] (REPO: letters, digits, . _ -)",
-				 spec);
+				 "%.64s%s: expected hf:OWNER/REPO[/PATH.gguf | :QUANT] (REPO: letters, digits, . _ -)",
+				 spec, clip(spec));
 	memcpy(out->repo, s, on + 1 + rn);
 	out->repo[on + 1 + rn] = '\0';
 	p = s + on + 1 + rn;

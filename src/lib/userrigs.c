@@ -173,9 +173,10 @@ int cr_userrigs_check_id(const cr_user_rigs *set, const char *id, const cr_catal
 			return cr_seterr(err, CR_ERR_INVALID,
 					 "invalid rig name \"%s\": use lower case, e.g. \"%s\"", id,
 					 lower);
+		/* a long name is cut in the message: 64 bytes then "..." */
 		return cr_seterr(err, CR_ERR_INVALID,
-				 "invalid rig name \"%s\" (allowed: a-z 0-9, then . + _ -; at most %d characters)",
-				 id ? id : "", CR_ID_MAX - 1);
+				 "invalid rig name \"%.64s%s\" (allowed: a-z 0-9, then . + _ -; at most %d characters)",
+				 id ? id : "", id && strlen(id) > 64 ? "..." : "", CR_ID_MAX - 1);
 	}
 	if (strcmp(id, CR_USERRIGS_LOCAL_ID) == 0) {
 		free_name(set, cat, id, alt, sizeof(alt));
@@ -727,8 +728,8 @@ int cr_userrigs_build(const cr_rig_figures *f, cr_rig *out, cr_error *err)
 	if (!f || !f->id || !f->id[0])
 		return cr_seterr(err, CR_ERR_INVALID, "a saved rig needs a name");
 	if (strlen(f->id) >= CR_ID_MAX)
-		return cr_seterr(err, CR_ERR_INVALID, "rig name \"%s\" too long (at most %d characters)",
-				 f->id, CR_ID_MAX - 1);
+		return cr_seterr(err, CR_ERR_INVALID, "rig name \"%.64s%s\" too long (at most %d characters)",
+				 f->id, strlen(f->id) > 64 ? "..." : "", CR_ID_MAX - 1);
 	if (!(f->mem_gib > 0))
 		return cr_seterr(err, CR_ERR_INVALID, "mem_gb is required (memory of one device, GiB)");
 	if (!(f->bw_gbs > 0))

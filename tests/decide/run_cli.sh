@@ -52,6 +52,7 @@ ls "$XDG_CONFIG_HOME/clefrun" | grep -q tmp && fail "a temporary file was left b
 
 run 2 rig add box --mem-gb 24 --bw-gbs 1008
 err_has "already saved"
+err_has "--force replaces it"
 run 0 rig add box --mem-gb 24 --bw-gbs 936 --devices 2 --ram-gb 128 --ram-bw-gbs 89.6 --force
 run 2 rig add rtx4090 --mem-gb 24 --bw-gbs 1008
 err_has "catalog rig id"
@@ -76,7 +77,8 @@ run 0 rig list --format json
 out_has '"schema":[[:space:]]*"clefrun.user-rigs-list/1"'
 out_has '"exists":[[:space:]]*true'
 run 0 rig list --format csv
-out_has "^ID,NAME,MEMORY GiB"
+out_has "^id,name,memory_bytes,aggregate_bandwidth_gbs,fp16_tflops,kind,devices"
+out_has ",188978561024,1961.6,,discrete+system,"
 run 0 rig show box --format json
 out_has '"origin":[[:space:]]*"saved"'
 out_has '"kind":[[:space:]]*"system"'

@@ -95,6 +95,21 @@ rc, out, err = run(fixture("llama-3.1-8b.hdr.gguf"))
 check("strict exit", rc == 1, rc)
 check("strict message", "lies past the end of the file" in err and "--header-only" in err, err)
 
+rc, out, err = run("--model", fixture("llama-3.1-8b.hdr.gguf"), "--rig", "rtx4090", command="check")
+check("strict check names check's option", rc == 1 and
+      "'clefrun check --header-only' reads it" in err and "inspect" not in err, err)
+
+for src in ("ftp://host/x.gguf", "FILE:///tmp/x.gguf", "s3://bucket/x.gguf"):
+    rc, out, err = run(src)
+    check(f"{src}: refused, exit 2", rc == 2 and "unsupported URL scheme" in err and
+          "No such file" not in err, err)
+for src in ("http://", "https://", "http:///x.gguf", "http://:8080/x.gguf", "http://user@/x.gguf"):
+    rc, out, err = run(src)
+    check(f"{src}: no host, exit 2", rc == 2 and err == f"clefrun: {src}: the URL has no host "
+          "(expected http(s)://HOST[:PORT]/PATH.gguf)\n", err)
+rc, out, err = run("--model", "ftp://host/x.gguf", "--rig", "rtx4090", command="check")
+check("check --model ftp://: exit 2", rc == 2 and "unsupported URL scheme 'ftp'" in err, err)
+
 rc, out, err = run("/nonexistent/x.gguf")
 check("missing file", rc == 1 and err == "clefrun: /nonexistent/x.gguf: No such file or directory\n", err)
 
@@ -158,7 +173,7 @@ try:
               [x["path"] for x in lines])
 
         rc, out, err = run("hf:test/tiny:IQ1_S", env=hf)
-        check("hf missing quant", rc == 1 and err ==
+        check("hf missing quant (a usage error: exit 2)", rc == 2 and err ==
               "clefrun: hf:test/tiny:IQ1_S: no GGUF file of quant IQ1_S (the repository has: Q4_K_M)\n", err)
 
         rc, out, err = run("hf:gated/tiny/tiny-llama.gguf", env=hf)
@@ -216,6 +231,16 @@ try:
             # Messages with curl's own detail end "(detail)": compared up to it.
             line = "clefrun: " + base + path + ": " + want
             check("remote error " + path, rc == 1 and (err == line + "\n" or err.startswith(line + " (")), err)
+
+        # URL schemes are case-insensitive (RFC 3986 section 3.1).
+        for scheme in ("HTTP", "Http"):
+            rc, out, err = run(f"{scheme}://127.0.0.1:{port}/files/tiny-llama.gguf", "--format", "json")
+            j = json.loads(out) if rc == 0 else {}
+            check(f"{scheme}:// is http", rc == 0 and j.get("gguf", {}).get("tensor_count") == 21 and
+                  j.get("location") == base + "/files/tiny-llama.gguf", err)
+        rc, out, err = run("--rig", "rtx4090", "--model", f"HTTP://127.0.0.1:{port}/files/tiny-llama.gguf",
+                           command="check")
+        check("check --model HTTP://", rc == 0, err)
 
         rc, out, err = run(base + "/truncated/tiny-llama.gguf")
         check("truncated body", rc == 1 and err.startswith(

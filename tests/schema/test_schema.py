@@ -11,7 +11,13 @@
    server), detect, rig list and rig show, with the options that change
    their shape (--explain, --best-quant, --all, no-fit rows, custom:, saved
    and detected rigs, GGUF models, offload, --catalog). Each document is
-   checked against the schema its own "schema" field names.
+   checked against the schema its own "schema" field names. Then every
+   command on every fixture: inspect and check of each tests/gguf/fixtures
+   file, check of every catalog model, fit and rig show of every rig, the
+   list commands, check and fit on each loadable fixture catalog, detect and
+   --rig local on each detect root, and the JSON stdout every CLI golden case
+   records; every CSV output follows one convention (snake_case headers,
+   units in the name, the JSON field names, empty for missing).
 3. The data files validate: data/*.json, the test catalogs that load, and
    saved-rigs files written by `rig add` and `detect --save`.
 4. Schema and loader agree: a fixture catalog (tests/cli/fixtures,
@@ -251,6 +257,129 @@ run_json("rig show (custom:)", ["rig", "show", "custom:mem_gb=24,bw_gbs=1008,dev
 run_json("rig show local", ["rig", "show", "local"], RS, env={"CLEFRUN_DETECT_ROOT": os.path.join(FIX, "amd")})
 empty = dict(XDG_CONFIG_HOME=os.path.join(tmp, "empty-config"))
 run_json("rig list, no file yet", ["rig", "list"], RL, env=empty)
+
+# ---- every command on every fixture ---------------------------------------------------------
+# Each GGUF fixture through inspect and check (header-only where the file is cut after its
+# header), every catalog model through check, every rig through fit, every loadable fixture
+# catalog through each list command, every detect root through detect.
+GGUF_FIX = os.path.join(SRC, "tests", "gguf", "fixtures")
+gguf_fixtures = sorted(p for p in glob.glob(os.path.join(GGUF_FIX, "*.gguf"))
+                       if not re.search(r"-0000[2-9]-of-", p))
+check("tests/gguf/fixtures holds GGUF files", len(gguf_fixtures) >= 5, GGUF_FIX)
+for path in gguf_fixtures:
+    base = os.path.basename(path)
+    hdr = ["--header-only"] if ".hdr." in base else []
+    run_json(f"inspect {base}", ["inspect", path] + hdr, I)
+    run_json(f"inspect {base} --ctx 1024 --kv-type q8_0", ["inspect", path, "--ctx", "1024", "--kv-type", "q8_0"] + hdr, I)
+    run_json(f"check {base}", ["check", "--model", path, "--rig", "rtx4090", "--rig", "m4-max-128"] + hdr, C,
+             codes=(0, 3))
+
+
+def ids_of(args, key):
+    out = run(args + ["--format", "json"])
+    try:
+        return [x["id"] for x in json.loads(out)[key]] if out else []
+    except (ValueError, KeyError, TypeError):
+        return []
+
+
+model_ids = ids_of(["models"], "models")
+rig_ids = ids_of(["rigs"], "rigs")
+check("the catalog lists models and rigs", len(model_ids) >= 10 and len(rig_ids) >= 10, (model_ids, rig_ids))
+for mid in model_ids:
+    run_json(f"check --model {mid}", ["check", "--model", mid], C, codes=(0, 3))
+for rid in rig_ids:
+    run_json(f"fit --rig {rid} --all", ["fit", "--rig", rid, "--all"], F, codes=(0, 3))
+    run_json(f"rig show {rid}", ["rig", "show", rid], RS)
+for d in sorted(glob.glob(os.path.join(SRC, "tests", "cli", "fixtures", "*")) +
+                glob.glob(os.path.join(SRC, "tests", "fixtures", "catalog", "*"))):
+    rel = os.path.relpath(d, SRC)
+    e = dict(ENV)
+    if not os.path.isdir(d) or subprocess.run([CLEFRUN, "--catalog", d, "models"], capture_output=True,
+                                              env=e).returncode != 0:
+        continue
+    for cmd, name in (("models", "models-list"), ("rigs", "rigs-list"), ("quants", "quants-list")):
+        run_json(f"{cmd} --catalog {rel}", ["--catalog", d, cmd], name + ".schema.json")
+    for mid in ids_of(["--catalog", d, "models"], "models"):
+        run_json(f"check --catalog {rel} --model {mid}", ["--catalog", d, "check", "--model", mid], C, codes=(0, 3))
+    for rid in ids_of(["--catalog", d, "rigs"], "rigs"):
+        run_json(f"fit --catalog {rel} --rig {rid}", ["--catalog", d, "fit", "--rig", rid, "--all"], F,
+                 codes=(0, 3))
+for root in sorted(glob.glob(os.path.join(FIX, "*"))):
+    if os.path.isdir(root):
+        run_json(f"detect --root {os.path.basename(root)} (all roots)", ["detect", "--root", root], D)
+        run_json(f"fit --rig local ({os.path.basename(root)})", ["fit", "--rig", "local"], F, codes=(0, 3),
+                 env={"CLEFRUN_DETECT_ROOT": root})
+
+# Every JSON document the CLI golden cases record (tests/cli/cases/*/stdout for --format json):
+# the golden tests hold those equal to what the binary writes.
+n_golden = 0
+for case in sorted(glob.glob(os.path.join(SRC, "tests", "cli", "cases", "*"))):
+    try:
+        with open(os.path.join(case, "args"), encoding="utf-8") as f:
+            args = f.read().split("\n")
+        with open(os.path.join(case, "stdout"), encoding="utf-8") as f:
+            out = f.read()
+    except OSError:
+        continue
+    if "json" not in args or not out.strip():
+        continue
+    n_golden += 1
+    name = os.path.basename(case)
+    try:
+        doc = json.loads(out)
+    except ValueError as e:
+        check(f"golden case {name}: stdout is one JSON document", False, e)
+        continue
+    want = schema_file(doc)
+    validate(f"golden case {name}", doc, want if want in schemas else "(a schema of docs/schema)")
+check("the golden cases record JSON documents", n_golden >= 5, n_golden)
+
+# ---- CSV: one convention --------------------------------------------------------------------
+# Every --format csv output: snake_case headers (units in the name: _bytes, _gbs, _s, ...),
+# never a display unit (GiB, _ms) nor "-" for a missing value (an empty field), and a column
+# that names a JSON field of the same command has that field's name.
+import csv
+import io
+
+BAD_UNIT = re.compile(r"(_gib|_gb|_mib|_ms|_pct)$")
+for label, args in (("models", ["models"]), ("rigs", ["rigs"]), ("quants", ["quants"]),
+                    ("rig list", ["rig", "list"]), ("rig show", ["rig", "show", "box"]),
+                    ("rig show custom:", ["rig", "show", "custom:mem_gb=24,bw_gbs=900"]),
+                    ("check", ["check", "--model", "clef-flash", "--rig", "rtx4090", "--rig",
+                               "custom:mem_gb=24,bw_gbs=900"]),
+                    ("check no-fit", ["check", "--model", "deepseek-r1", "--rig", "rtx3060-12"]),
+                    ("fit", ["fit", "--rig", "custom:mem_gb=24,bw_gbs=900", "--all"]),
+                    ("inspect", ["inspect", gguf["qwen3.5-9b"], "--header-only"]),
+                    ("detect", ["detect", "--root", os.path.join(FIX, "nvidia2")])):
+    out = run(args + ["--format", "csv"], codes=(0, 3))
+    if out is None:
+        continue
+    rows = list(csv.reader(io.StringIO(out)))
+    hdr = rows[0] if rows else []
+    check(f"{label} --format csv: snake_case headers with units in the name",
+          bool(hdr) and all(re.fullmatch(r"[a-z][a-z0-9_]*", h) and not BAD_UNIT.search(h) for h in hdr), hdr)
+    dash = [r for r in rows[1:] if "-" in r]
+    check(f"{label} --format csv: no '-' for a missing value", not dash, dash[:2])
+    if label == "inspect":
+        check("inspect --format csv: the fields are the JSON paths",
+              all(re.fullmatch(r"[a-z_]+(\.[A-Za-z0-9_.\-]+)?", r[0]) for r in rows[1:]) and
+              any(r[0] == "memory.total_bytes" for r in rows), [r[0] for r in rows[1:6]])
+json_keys = {}
+for label, args, key in (("check", ["check", "--model", "clef-flash", "--rig", "rtx4090"], "results"),
+                         ("fit", ["fit", "--rig", "rtx4090"], "results"),
+                         ("models", ["models"], "models"), ("rigs", ["rigs"], "rigs"),
+                         ("quants", ["quants"], "quants")):
+    out_j, out_c = run(args + ["--format", "json"]), run(args + ["--format", "csv"])
+    if out_j is None or out_c is None:
+        continue
+    item = json.loads(out_j)[key][0]
+    fields = set(item) | {k for v in item.values() if isinstance(v, dict) for k in v} | \
+        {k for v in item.values() if isinstance(v, list) for d in v if isinstance(d, dict) for k in d}
+    hdr = next(csv.reader(io.StringIO(out_c)))
+    # a CSV column with a unit suffix must be spelled as the JSON field it comes from
+    stray = [h for h in hdr if re.search(r"_(bytes|gbs|s|tflops)$", h) and h not in fields]
+    check(f"{label}: CSV unit columns are JSON field names", not stray, stray)
 
 # ---- a Hugging Face repository and file, from the loopback server -------------------------
 SERVER = os.path.join(SRC, "tests", "gguf", "http_server.py")
