@@ -111,8 +111,20 @@ int cr_source_read(cr_source *src, uint64_t offset, void *buf, size_t len, cr_er
 /** Size in bytes. */
 uint64_t cr_source_size(const cr_source *src);
 
-/** The name used in messages (path, URL without credentials, "memory"). Owned by the source. */
+/** The name used in messages (path, URL with its credentials redacted by cr_url_redact, "memory"). Owned by the source. */
 const char *cr_source_name(const cr_source *src);
+
+/**
+ * @p url as it may be shown or stored: the credentials of a
+ * "scheme://user:password@host/..." URL (everything between "://" and the
+ * last '@' of the authority) replaced by three asterisks before the '@';
+ * anything else copied as it is. Every output of clefrun (messages,
+ * tables, JSON, reports, the header cache) shows URLs this way; only the
+ * request itself carries the credentials. Idempotent.
+ * Writes at most @p cap - 1 bytes and a NUL.
+ * @return the length of the whole result (cut when >= @p cap).
+ */
+size_t cr_url_redact(const char *url, char *out, size_t cap);
 
 /** Counters since the source was opened. */
 void cr_source_get_stats(const cr_source *src, cr_source_stats *out);

@@ -706,7 +706,7 @@ static void section_facts(cli_buf *b, const rpt_data *d, const kv_facts *kv)
 
 	if (d->cm.from_gguf) {
 		v.len = 0;
-		cli_buf_esc(&v, d->cm.location);
+		cli_buf_esc(&v, cli_url_shown(d->cm.location));
 		cli_buf_puts(&v, "<span class=\"sub\">read from its GGUF header");
 		if (d->cm.file_type[0]) {
 			cli_buf_puts(&v, "; file type ");
@@ -1133,7 +1133,7 @@ static void section_method(cli_buf *b, const rpt_data *d, const kv_facts *kv)
 static void command_line(cli_buf *b, const rpt_cfg *c, const rpt_data *d)
 {
 	cli_buf_puts(b, "clefrun report --model ");
-	cli_buf_esc(b, c->model_id);
+	cli_buf_esc(b, cli_url_shown(c->model_id));
 	for (int i = 0; i < c->n_rigs; i++) {
 		cli_buf_puts(b, " --rig ");
 		cli_buf_esc(b, c->rig_ids[i]);

@@ -48,9 +48,9 @@ static void suggest(const cr_catalog *cat, cr_catalog_kind kind, const char *wha
 	const char *s[4];
 	size_t n = cr_catalog_suggest(cat, kind, id, s, 4);
 
-	fprintf(stderr, "clefrun: unknown %s '%s'", what, id);
+	fprintf(stderr, "clefrun: unknown %s '%s'", what, cli_shown(id));
 	for (size_t i = 0; i < n; i++)
-		fprintf(stderr, "%s%s", i ? ", " : " (did you mean: ", s[i]);
+		fprintf(stderr, "%s%s", i ? ", " : " (did you mean: ", cli_safe(s[i]));
 	fprintf(stderr, "%s; 'clefrun %s' lists them all\n", n ? ")" : "", list_cmd);
 }
 
@@ -178,9 +178,9 @@ const cr_rig *cli_resolve_rig(const cr_catalog *cat, const char *id, cr_rig *scr
 		return scratch;
 	}
 	n = cr_userrigs_suggest(set, cat, id, s, 4);
-	fprintf(stderr, "clefrun: unknown rig '%s'", id);
+	fprintf(stderr, "clefrun: unknown rig '%s'", cli_shown(id));
 	for (size_t i = 0; i < n; i++)
-		fprintf(stderr, "%s%s", i ? ", " : " (did you mean: ", s[i]);
+		fprintf(stderr, "%s%s", i ? ", " : " (did you mean: ", cli_safe(s[i]));
 	fprintf(stderr, "%s; 'clefrun rigs' lists the catalog, 'clefrun rig list' your saved rigs, "
 			"'--rig local' is this machine\n", n ? ")" : "");
 	cr_userrigs_free(set);
