@@ -300,8 +300,8 @@ int cmd_detect(const cli_globals *g, int argc, char **argv)
 		goto out;
 	}
 	if (!cli_quiet())
-		printf("%sRig '%s'%s: %s\n\n", c.fmt == FMT_MARKDOWN ? "**" : "", r->rig.id,
-		       c.fmt == FMT_MARKDOWN ? "**" : "", r->rig.name);
+		printf("%sRig '%s'%s: %s\n\n", c.fmt == FMT_MARKDOWN ? "**" : "", cli_safe(r->rig.id),
+		       c.fmt == FMT_MARKDOWN ? "**" : "", cli_safe(r->rig.name));
 	render_rig(&r->rig, c.fmt);
 	if (cli_quiet())
 		goto out;

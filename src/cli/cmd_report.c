@@ -258,7 +258,7 @@ int rpt_gather(const rpt_cfg *c, rpt_data *d)
 	m = &d->cm.model;
 	if (c->ctx_given && c->ctx > m->context_max) {
 		fprintf(stderr, "clefrun: --ctx %u is above %s's maximum context of %u tokens\n", c->ctx,
-			m->id, m->context_max);
+			cli_safe(m->id), m->context_max);
 		return EXIT_USAGE;
 	}
 	if ((rc = resolve_quants(c, d)) || (rc = resolve_rigs(c, d)))

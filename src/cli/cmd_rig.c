@@ -435,7 +435,7 @@ static int rig_show(const cli_globals *g0, int argc, char **argv)
 			printf("%s%s%s (%s, %s rig)\n", fmt == FMT_MARKDOWN ? "**" : "", cli_safe(r->name),
 			       fmt == FMT_MARKDOWN ? "**" : "", cli_safe(r->id), cli_rig_origin_name(origin));
 			if (r->notes[0])
-				printf("%s\n", r->notes);
+				printf("%s\n", cli_safe(r->notes));
 			printf("\n");
 		}
 		hdr[2] = cli_mem_heading(); /* after --units */

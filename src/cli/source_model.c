@@ -154,7 +154,7 @@ static int cache_open(const cli_source_opts *o, cr_cache **out)
 static void cache_notice(const cr_cache_result *r)
 {
 	if (r->notice[0])
-		fprintf(stderr, "clefrun: warning: %s\n", r->notice);
+		fprintf(stderr, "clefrun: warning: %s\n", cli_safe(r->notice));
 }
 
 /* Errors of a read through the cache, in the CLI's words. */
