@@ -641,6 +641,27 @@ static int check_shapes(mctx *c, const cr_gguf *const *parts, size_t n_parts, co
 		if ((rc = expect_dim(c, parts, n_parts, name, 1, w, 1, what)))
 			return rc;
 	}
+	/* Recurrent layers: ssm_conv1d {d_conv, d_inner + 2 · n_group · d_state}
+	 * (llama.cpp mamba2 and qwen3next / qwen35: the conv runs over x, B
+	 * and C), from which the state sizes are computed. */
+	for (uint32_t i = 0; i < m->n_layers; i++) {
+		const cr_linear_attn *la = &m->linear;
+		uint64_t inner = (uint64_t)la->v_heads * la->v_head_dim, gs = (uint64_t)la->k_heads * la->k_head_dim;
+
+		if (m->layer_kind[i] != CR_LAYER_RECURRENT)
+			continue;
+		snprintf(name, sizeof(name), "blk.%" PRIu32 ".ssm_conv1d.weight", i);
+		w[0] = la->conv_kernel;
+		snprintf(what, sizeof(what), "%s.ssm.conv_kernel is %" PRIu32, c->arch, la->conv_kernel);
+		if ((rc = expect_dim(c, parts, n_parts, name, 0, w, 1, what)))
+			return rc;
+		w[0] = gs > (UINT64_MAX - inner) / 2 ? UINT64_MAX : inner + 2 * gs;
+		snprintf(what, sizeof(what), "%s.ssm.inner_size %" PRIu64 " + 2 x %s.ssm.group_count %" PRIu32
+			 " x %s.ssm.state_size %" PRIu32 " is %" PRIu64, c->arch, inner, c->arch, la->k_heads, c->arch,
+			 la->k_head_dim, w[0]);
+		if ((rc = expect_dim(c, parts, n_parts, name, 1, w, 1, what)))
+			return rc;
+	}
 	for (uint32_t i = 0; has_ff && i < m->n_layers; i++) {
 		w[0] = ff[i];
 		w[1] = 2 * (uint64_t)ff[i];

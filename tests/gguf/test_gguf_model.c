@@ -587,6 +587,52 @@ static void test_keys_against_shapes(void **state)
 	assert_true(ok);
 }
 
+/* Recurrent state from four 32-bit keys: checked against ssm_conv1d, and
+ * the estimator's product saturates instead of wrapping to a small state. */
+static void test_ssm_keys(void **state)
+{
+	static const char key[] = "qwen35.ssm.group_count";
+	char path[512];
+	FILE *f;
+	long n;
+	unsigned char *buf, *at;
+	gb b;
+	cr_gguf_model gm;
+	cr_error err = { 0, "" };
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/qwen3.5-9b.hdr.gguf", FIX);
+	assert_non_null(f = fopen(path, "rb"));
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	rewind(f);
+	assert_non_null(buf = malloc((size_t)n));
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	at = NULL;
+	for (long i = 0; !at && i + (long)sizeof(key) < n; i++)
+		if (memcmp(buf + i, key, sizeof(key) - 1) == 0)
+			at = buf + i;
+	assert_non_null(at);
+	at += sizeof(key) - 1;
+	assert_int_equal(at[0], 4); /* uint32 */
+	memset(at + 4, 0xff, 4);    /* group_count 2^32 - 1 */
+	b.p = buf;
+	b.len = b.cap = (size_t)n;
+	assert_int_equal(map_mem(&b, &gm, &err), CR_ERR_INVALID);
+	assert_string_equal(err.message,
+			    "m.gguf: qwen35.ssm.inner_size 4096 + 2 x qwen35.ssm.group_count 4294967295 x qwen35.ssm.state_size 128 "
+			    "is 1099511631616, but tensor blk.0.ssm_conv1d.weight is [4, 8192] (dimension 1 is 8192)");
+	free(buf);
+
+	map_fixture("qwen3.5-9b.hdr.gguf", &gm);
+	assert_true(cr_estimate_state_bytes(&gm.model, &o) < (64ull << 20));
+	gm.model.linear.k_heads = UINT32_MAX;
+	gm.model.linear.k_head_dim = UINT32_MAX;
+	assert_int_equal(cr_estimate_state_bytes(&gm.model, &o), UINT64_MAX);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -600,6 +646,7 @@ int main(void)
 		cmocka_unit_test(test_split_parts),
 		cmocka_unit_test(test_mapping_errors),
 		cmocka_unit_test(test_keys_against_shapes),
+		cmocka_unit_test(test_ssm_keys),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
