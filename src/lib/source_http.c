@@ -672,7 +672,9 @@ static int http_read(cr_source *src, uint64_t off, void *buf, size_t len, cr_err
 		 * that ignores Range (each request sends the file from byte 0
 		 * again) read ahead to twice the cache, so that a header of N
 		 * bytes takes about log2(N / first range) requests and fewer
-		 * than 2N bytes, instead of one request per extension. */
+		 * than 4N bytes (each request ends at least twice as far as the
+		 * last, the last below 2N), instead of one request per
+		 * extension. */
 		uint64_t end = off + len, want;
 		unsigned char *nc;
 
