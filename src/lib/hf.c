@@ -333,10 +333,15 @@ static int find_duplicates(const cJSON *root, bool **dup_out)
 	}
 	cJSON_ArrayForEach(it, root) {
 		const cJSON *path = cJSON_GetObjectItemCaseSensitive(it, "path");
+		const cJSON *type = cJSON_GetObjectItemCaseSensitive(it, "type");
 
 		if (k == n)
 			break;
-		v[k].path = cJSON_IsObject(it) && cJSON_IsString(path) ? path->valuestring : "";
+		/* Files only: a directory of the same name hides nothing. */
+		v[k].path = cJSON_IsObject(it) && cJSON_IsString(path) && cJSON_IsString(type) &&
+				    strcmp(type->valuestring, "file") == 0
+			    ? path->valuestring
+			    : "";
 		v[k].pos = k;
 		k++;
 	}
