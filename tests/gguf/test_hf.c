@@ -143,11 +143,13 @@ static void test_tree(void **state)
 }
 
 /* A listing that names a file (or a split part) more than once lists it
- * once and counts its size once. */
+ * once and counts its size once; a directory of the same name (first
+ * here) hides nothing. */
 static void test_tree_duplicates(void **state)
 {
 	static const char json[] =
-		"[{\"type\":\"file\",\"path\":\"M-Q4_K_M.gguf\",\"size\":7},"
+		"[{\"type\":\"directory\",\"path\":\"M-Q4_K_M.gguf\",\"size\":0},"
+		"{\"type\":\"file\",\"path\":\"M-Q4_K_M.gguf\",\"size\":7},"
 		"{\"type\":\"file\",\"path\":\"M-BF16-00001-of-00002.gguf\",\"size\":4},"
 		"{\"type\":\"file\",\"path\":\"M-Q4_K_M.gguf\",\"size\":7},"
 		"{\"type\":\"file\",\"path\":\"M-BF16-00002-of-00002.gguf\",\"size\":5},"
