@@ -66,7 +66,7 @@ typedef struct cr_http_opts {
 	long low_speed_bps;         /**< bytes/s */
 	long max_redirects;         /**< redirects followed per request, http/https only */
 	uint64_t first_range_bytes; /**< size of the range requested when opening */
-	uint64_t max_total_bytes;   /**< cap on all bytes received over the source's life */
+	uint64_t max_total_bytes;   /**< cap on the bytes kept over the source's life (bytes a server that ignores Range sends again are not counted) */
 	const char *user_agent;     /**< NULL: "clefrun/VERSION" */
 	long max_time_s;            /**< cap on one request's whole duration (a slow drip just above low_speed_bps) */
 } cr_http_opts;
