@@ -122,7 +122,7 @@ typedef enum cr_cache_kind {
 /** One entry, as read or to be written. */
 typedef struct cr_cache_entry {
 	cr_cache_kind kind;
-	char url[CR_CACHE_URL_MAX];
+	char url[CR_CACHE_URL_MAX];   /**< keyed and stored with credentials redacted (cr_url_redact) */
 	char etag[CR_CACHE_ETAG_MAX]; /**< printable ASCII, not empty */
 	uint64_t remote_bytes;        /**< the remote file's size */
 	int64_t validated_at;         /**< Unix seconds the server last confirmed it (read only: the file's mtime) */

@@ -17,6 +17,7 @@
  *  - gguf.h     the GGUF header reader and its mapping into a cr_model
  *  - hf.h       Hugging Face names: hf: sources, URLs, file lists
  *  - cache.h    the header cache of remote sources ($XDG_CACHE_HOME/clefrun)
+ *  - text.h     text from strangers made safe to show (controls, invalid UTF-8)
  */
 #ifndef CLEFRUN_H
 #define CLEFRUN_H
@@ -35,5 +36,6 @@
 #include "clefrun/gguf.h"
 #include "clefrun/hf.h"
 #include "clefrun/cache.h"
+#include "clefrun/text.h"
 
 #endif

@@ -66,7 +66,7 @@ typedef struct cr_http_opts {
 	long low_speed_bps;         /**< bytes/s */
 	long max_redirects;         /**< redirects followed per request, http/https only */
 	uint64_t first_range_bytes; /**< size of the range requested when opening */
-	uint64_t max_total_bytes;   /**< cap on all bytes received over the source's life */
+	uint64_t max_total_bytes;   /**< cap on the bytes kept over the source's life (bytes a server that ignores Range sends again are not counted) */
 	const char *user_agent;     /**< NULL: "clefrun/VERSION" */
 	long max_time_s;            /**< cap on one request's whole duration (a slow drip just above low_speed_bps); 0: none */
 	/** A deadline shared by every request made with these options (and
@@ -127,8 +127,20 @@ int cr_source_read(cr_source *src, uint64_t offset, void *buf, size_t len, cr_er
 /** Size in bytes. */
 uint64_t cr_source_size(const cr_source *src);
 
-/** The name used in messages (path, URL without credentials, "memory"). Owned by the source. */
+/** The name used in messages (path, URL with its credentials redacted by cr_url_redact, "memory"). Owned by the source. */
 const char *cr_source_name(const cr_source *src);
+
+/**
+ * @p url as it may be shown or stored: the credentials of a
+ * "scheme://user:password@host/..." URL (everything between "://" and the
+ * last '@' of the authority) replaced by three asterisks before the '@';
+ * anything else copied as it is. Every output of clefrun (messages,
+ * tables, JSON, reports, the header cache) shows URLs this way; only the
+ * request itself carries the credentials. Idempotent.
+ * Writes at most @p cap - 1 bytes and a NUL.
+ * @return the length of the whole result (cut when >= @p cap).
+ */
+size_t cr_url_redact(const char *url, char *out, size_t cap);
 
 /** Counters since the source was opened. */
 void cr_source_get_stats(const cr_source *src, cr_source_stats *out);

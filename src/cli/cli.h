@@ -103,6 +103,23 @@ bool cli_repeated(const char *const *list, int n, const char *v);
 int cli_parse_tokens(const char *opt, const char *s, unsigned long lo, unsigned long hi,
 		     unsigned *out);
 
+/* ---- untrusted text (safe.c, text.h) ------------------------------------------- */
+
+/* s made safe to print (cr_text_safe, CR_TEXT_DISPLAY: control bytes and
+ * C1 controls escaped, invalid UTF-8 replaced by U+FFFD), in one of eight
+ * static buffers used in turn: valid until eight more calls. "" for NULL. */
+const char *cli_safe(const char *s);
+/* The same, allocated (free() it); NULL when out of memory. */
+char *cli_safe_dup(const char *s);
+/* A source or location as shown anywhere (JSON and HTML too): a URL's
+ * credentials redacted (cr_url_redact), in eight buffers of its own used
+ * in turn. cli_shown: that, made safe to print (cli_safe). */
+const char *cli_url_shown(const char *s);
+const char *cli_shown(const char *s);
+/* A serialized JSON document and a newline on stdout, valid UTF-8 whatever
+ * its strings held (CR_TEXT_JSON). 0, or -1 when out of memory. */
+int cli_puts_json(const char *s);
+
 /* ---- output formats -------------------------------------------------------- */
 
 typedef enum cli_format { FMT_TABLE = 0, FMT_JSON, FMT_CSV, FMT_MARKDOWN } cli_format;

@@ -279,7 +279,7 @@ static void print_heading(const check_cfg *c, const cr_model *m, const row *rows
 	else
 		snprintf(kv, sizeof(kv), "K %s / V %s", cr_kv_type_name(c->kv_k), cr_kv_type_name(c->kv_v));
 	fprintf(f, "%s%s (%s): %s params%s%s%s, context %s of %u, KV %s%s\n",
-		c->fmt == FMT_MARKDOWN ? "**" : "", m->name, m->id, params,
+		c->fmt == FMT_MARKDOWN ? "**" : "", cli_safe(m->name), cli_safe(m->id), params,
 		m->active_params != m->params ? ", " : "",
 		m->active_params != m->params ? active : "",
 		m->active_params != m->params ? " active" : "", ctx, m->context_max,
@@ -487,7 +487,11 @@ static int print_json(const check_cfg *c, const cr_model *m, const row *rows, in
 		fprintf(stderr, "clefrun: out of memory\n");
 		return EXIT_ERROR;
 	}
-	puts(s);
+	if (cli_puts_json(s)) {
+		free(s);
+		fprintf(stderr, "clefrun: out of memory\n");
+		return EXIT_ERROR;
+	}
 	free(s);
 	return EXIT_OK_;
 }
@@ -496,7 +500,7 @@ static int print_json(const check_cfg *c, const cr_model *m, const row *rows, in
 static void explain_text(const row *r, FILE *f)
 {
 	fprintf(f, "\n%s %s on %s, context %u: %s\n", r->est.tier == CR_TIER_NOFIT ? "no fit:" : "",
-		r->label, r->rig->id, r->est.context, r->fa_why);
+		cli_safe(r->label), cli_safe(r->rig->id), r->est.context, r->fa_why);
 	for (size_t i = 0; i < r->n_terms; i++) {
 		const cr_term *t = &r->terms[i];
 		char val[32];
@@ -677,7 +681,7 @@ static int hf_variants(const check_cfg *c, const cr_catalog *cat, cli_model *cm,
 	}
 	free(e);
 	if (first < 0) {
-		fprintf(stderr, "clefrun: %s: no GGUF model file%s\n", c->model_id,
+		fprintf(stderr, "clefrun: %s: no GGUF model file%s\n", cli_shown(c->model_id),
 			c->n_quants ? " of the requested quants" : "");
 		return EXIT_ERROR;
 	}
@@ -804,7 +808,7 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 	m = &cm->model;
 	if (c.ctx_given && c.ctx > m->context_max) {
 		fprintf(stderr, "clefrun: --ctx %u is above %s's maximum context of %u tokens\n",
-			c.ctx, m->id, m->context_max);
+			c.ctx, cli_safe(m->id), m->context_max);
 		goto out;
 	}
 	if (!c.ctx_given)

@@ -177,7 +177,11 @@ static int print_json(const detect_cfg *c, const cr_detect_result *r, const cr_p
 		fprintf(stderr, "clefrun: out of memory\n");
 		return EXIT_ERROR;
 	}
-	puts(s);
+	if (cli_puts_json(s)) {
+		free(s);
+		fprintf(stderr, "clefrun: out of memory\n");
+		return EXIT_ERROR;
+	}
 	free(s);
 	return EXIT_OK_;
 }
@@ -296,8 +300,8 @@ int cmd_detect(const cli_globals *g, int argc, char **argv)
 		goto out;
 	}
 	if (!cli_quiet())
-		printf("%sRig '%s'%s: %s\n\n", c.fmt == FMT_MARKDOWN ? "**" : "", r->rig.id,
-		       c.fmt == FMT_MARKDOWN ? "**" : "", r->rig.name);
+		printf("%sRig '%s'%s: %s\n\n", c.fmt == FMT_MARKDOWN ? "**" : "", cli_safe(r->rig.id),
+		       c.fmt == FMT_MARKDOWN ? "**" : "", cli_safe(r->rig.name));
 	render_rig(&r->rig, c.fmt);
 	if (cli_quiet())
 		goto out;

@@ -252,7 +252,11 @@ static int print_json(const fit_cfg *c, const cr_rig *rig, cli_rig_origin origin
 		fprintf(stderr, "clefrun: out of memory\n");
 		return EXIT_ERROR;
 	}
-	puts(s);
+	if (cli_puts_json(s)) {
+		free(s);
+		fprintf(stderr, "clefrun: out of memory\n");
+		return EXIT_ERROR;
+	}
 	free(s);
 	return EXIT_OK_;
 }
@@ -371,7 +375,7 @@ static int render(const fit_cfg *c, const cr_rig *rig, cli_rig_origin origin,
 		cli_fmt_ctx(ctxs, sizeof(ctxs), c->ctx);
 	if (!cli_quiet()) {
 		printf("%s%s (%s)%s: %s%s%smodels that reach \"%s\" at %s, KV %s, best quant each\n",
-		       c->fmt == FMT_MARKDOWN ? "**" : "", rig->name, rig->id,
+		       c->fmt == FMT_MARKDOWN ? "**" : "", cli_safe(rig->name), cli_safe(rig->id),
 		       c->fmt == FMT_MARKDOWN ? "**" : "", c->family ? "the " : "",
 		       c->family ? c->family : "", c->family ? " " : "", cr_tier_name(c->require),
 		       c->ctx ? ctxs : "8k context (or the model's maximum if smaller)",

@@ -71,7 +71,8 @@ static int parse_args(inspect_cfg *c, int argc, char **argv)
 			return -1;
 		case CLI_OPT_POSITIONAL:
 			if (c->source) {
-				fprintf(stderr, "clefrun inspect: one SOURCE only (got '%s' and '%s')\n", c->source, v);
+				fprintf(stderr, "clefrun inspect: one SOURCE only (got '%s' and '%s')\n", cli_shown(c->source),
+					cli_shown(v));
 				return EXIT_USAGE;
 			}
 			c->source = v;
@@ -141,7 +142,11 @@ static int emit_json(cJSON *root)
 		fprintf(stderr, "clefrun: out of memory\n");
 		return EXIT_ERROR;
 	}
-	puts(s);
+	if (cli_puts_json(s)) {
+		free(s);
+		fprintf(stderr, "clefrun: out of memory\n");
+		return EXIT_ERROR;
+	}
 	free(s);
 	return EXIT_OK_;
 }
@@ -174,7 +179,7 @@ static int inspect_repo(const inspect_cfg *c)
 		cJSON *root = cJSON_CreateObject(), *files;
 
 		cJSON_AddStringToObject(root, "schema", "clefrun.inspect/1");
-		cJSON_AddStringToObject(root, "source", c->source);
+		cJSON_AddStringToObject(root, "source", cli_url_shown(c->source));
 		files = cJSON_AddArrayToObject(root, "files");
 		for (size_t i = 0; i < n; i++) {
 			cJSON *o = cJSON_CreateObject();
@@ -230,7 +235,7 @@ static int inspect_repo(const inspect_cfg *c)
 		cli_table_add(&t, cells);
 	}
 	if (!cli_quiet())
-		printf("%s: %zu GGUF file%s\n\n", c->source, n, n == 1 ? "" : "s");
+		printf("%s: %zu GGUF file%s\n\n", cli_shown(c->source), n, n == 1 ? "" : "s");
 	cli_table_render(&t, c->fmt, stdout);
 	cli_table_free(&t);
 	free(e);
@@ -364,7 +369,7 @@ static void model_rows(rows *r, const cli_gguf *g, const cr_gguf_model *gm, cons
 	char a[64], b[64], layers[CR_MAX_LAYERS + 1];
 	unsigned kvu;
 
-	row(r, "source", "%s", g->location);
+	row(r, "source", "%s", cli_url_shown(g->location));
 	row(r, "gguf", "v%u, %zu part%s, %zu tensors, %zu metadata pairs, header %" PRIu64 " bytes",
 	    cr_gguf_version(g->parts[0]), g->n_parts, g->n_parts == 1 ? "" : "s", tensor_total(g),
 	    cr_gguf_kv_count(g->parts[0]), cr_gguf_data_offset(g->parts[0]));
@@ -449,8 +454,8 @@ static cJSON *inspect_json(const inspect_cfg *c, const cli_gguf *g, const cr_ggu
 	char layers[CR_MAX_LAYERS + 1];
 
 	cJSON_AddStringToObject(root, "schema", "clefrun.inspect/1");
-	cJSON_AddStringToObject(root, "source", c->source);
-	cJSON_AddStringToObject(root, "location", g->location);
+	cJSON_AddStringToObject(root, "source", cli_url_shown(c->source));
+	cJSON_AddStringToObject(root, "location", cli_url_shown(g->location));
 	o = cJSON_AddObjectToObject(root, "gguf");
 	cJSON_AddNumberToObject(o, "version", cr_gguf_version(g->parts[0]));
 	cJSON_AddNumberToObject(o, "parts", (double)g->n_parts);
@@ -664,7 +669,7 @@ static int print_text(const inspect_cfg *c, const cli_gguf *g, const cr_gguf_mod
 	cli_table_init(&t, 2, kv_hdr, NULL);
 	model_rows(&r, g, gm, mm, c);
 	if (c->fmt == FMT_MARKDOWN && !cli_quiet())
-		printf("## %s\n\n", gm->model.name);
+		printf("## %s\n\n", cli_safe(gm->model.name));
 	cli_table_render(&t, c->fmt, stdout);
 	cli_table_free(&t);
 
@@ -695,7 +700,7 @@ static int print_text(const inspect_cfg *c, const cli_gguf *g, const cr_gguf_mod
 		printf("\nMemory at a context of %u tokens, KV %s, %u sequence(s), on one backend (llama.cpp;\n"
 		       "%s; the runtime overhead and the split over devices depend on the rig:\n"
 		       "see 'clefrun check --model %s'):\n\n",
-		       mm->ctx, cr_kv_type_name(c->kv), c->opts.n_seq, mm->fa_why, c->source);
+		       mm->ctx, cr_kv_type_name(c->kv), c->opts.n_seq, mm->fa_why, cli_shown(c->source));
 	cli_table_init(&t, 3, mem_hdr, mem_right);
 	{
 		const char *cells[3];
@@ -775,7 +780,7 @@ int cmd_inspect(const cli_globals *g0, int argc, char **argv)
 	if (cli_source_classify(c.source) == CLI_SRC_CATALOG) {
 		fprintf(stderr,
 			"clefrun inspect: '%s' is not a GGUF source (a path, an http(s) URL or hf:OWNER/REPO...); catalog models: 'clefrun models'\n",
-			c.source);
+			cli_shown(c.source));
 		return EXIT_USAGE;
 	}
 	if (cli_source_classify(c.source) == CLI_SRC_HF) {
@@ -805,7 +810,7 @@ int cmd_inspect(const cli_globals *g0, int argc, char **argv)
 	}
 	if (c.ctx_given && c.ctx > gm->model.context_max) {
 		fprintf(stderr, "clefrun: --ctx %u is above %s's maximum context of %u tokens\n", c.ctx,
-			gm->model.id, gm->model.context_max);
+			cli_safe(gm->model.id), gm->model.context_max);
 		rc = EXIT_USAGE;
 		goto out;
 	}

@@ -56,7 +56,11 @@ static int emit_json(cJSON *root)
 		fprintf(stderr, "clefrun: out of memory\n");
 		return EXIT_ERROR;
 	}
-	puts(s);
+	if (cli_puts_json(s)) {
+		free(s);
+		fprintf(stderr, "clefrun: out of memory\n");
+		return EXIT_ERROR;
+	}
 	free(s);
 	return EXIT_OK_;
 }

@@ -263,7 +263,7 @@ int rpt_gather(const rpt_cfg *c, rpt_data *d)
 	m = &d->cm.model;
 	if (c->ctx_given && c->ctx > m->context_max) {
 		fprintf(stderr, "clefrun: --ctx %u is above %s's maximum context of %u tokens\n", c->ctx,
-			m->id, m->context_max);
+			cli_safe(m->id), m->context_max);
 		return EXIT_USAGE;
 	}
 	if ((rc = resolve_quants(c, d)) || (rc = resolve_rigs(c, d)))
@@ -711,7 +711,7 @@ static void section_facts(cli_buf *b, const rpt_data *d, const kv_facts *kv)
 
 	if (d->cm.from_gguf) {
 		v.len = 0;
-		cli_buf_esc(&v, d->cm.location);
+		cli_buf_esc(&v, cli_url_shown(d->cm.location));
 		cli_buf_puts(&v, "<span class=\"sub\">read from its GGUF header");
 		if (d->cm.file_type[0]) {
 			cli_buf_puts(&v, "; file type ");
@@ -1144,7 +1144,7 @@ static void section_method(cli_buf *b, const rpt_data *d, const kv_facts *kv)
 static void command_line(cli_buf *b, const rpt_cfg *c, const rpt_data *d)
 {
 	cli_buf_puts(b, "clefrun report --model ");
-	cli_buf_esc(b, c->model_id);
+	cli_buf_esc(b, cli_url_shown(c->model_id));
 	for (int i = 0; i < c->n_rigs; i++) {
 		cli_buf_puts(b, " --rig ");
 		cli_buf_esc(b, c->rig_ids[i]);

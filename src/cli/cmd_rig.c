@@ -318,7 +318,11 @@ static int emit_json(cJSON *root)
 		fprintf(stderr, "clefrun: out of memory\n");
 		return EXIT_ERROR;
 	}
-	puts(s);
+	if (cli_puts_json(s)) {
+		free(s);
+		fprintf(stderr, "clefrun: out of memory\n");
+		return EXIT_ERROR;
+	}
 	free(s);
 	return EXIT_OK_;
 }
@@ -463,10 +467,10 @@ static int rig_show(const cli_globals *g0, int argc, char **argv)
 		cli_table_init(&t, 9, csv_hdr, NULL);
 	} else {
 		if (!cli_quiet()) {
-			printf("%s%s%s (%s, %s rig)\n", fmt == FMT_MARKDOWN ? "**" : "", r->name,
-			       fmt == FMT_MARKDOWN ? "**" : "", r->id, cli_rig_origin_name(origin));
+			printf("%s%s%s (%s, %s rig)\n", fmt == FMT_MARKDOWN ? "**" : "", cli_safe(r->name),
+			       fmt == FMT_MARKDOWN ? "**" : "", cli_safe(r->id), cli_rig_origin_name(origin));
 			if (r->notes[0])
-				printf("%s\n", r->notes);
+				printf("%s\n", cli_safe(r->notes));
 			printf("\n");
 		}
 		hdr[2] = cli_mem_heading(); /* after --units */
@@ -501,7 +505,7 @@ static int rig_show(const cli_globals *g0, int argc, char **argv)
 	cli_table_render(&t, fmt, stdout);
 	cli_table_free(&t);
 	if (fmt != FMT_CSV && !cli_quiet())
-		printf("\nSources: %s%s\n", r->n_sources ? r->sources[0] : "-",
+		printf("\nSources: %s%s\n", r->n_sources ? cli_shown(r->sources[0]) : "-",
 		       r->n_sources > 1 ? " (and more: --format json)" : "");
 	cr_catalog_free(cat);
 	return EXIT_OK_;

@@ -61,9 +61,9 @@ static void suggest(const cr_catalog *cat, cr_catalog_kind kind, const char *wha
 	size_t n = cr_catalog_suggest(cat, kind, id, s, 4);
 	cli_clipbuf cb;
 
-	fprintf(stderr, "clefrun: unknown %s '%s'", what, cli_clip(id, &cb));
+	fprintf(stderr, "clefrun: unknown %s '%s'", what, cli_shown(cli_clip(id, &cb)));
 	for (size_t i = 0; i < n; i++)
-		fprintf(stderr, "%s%s", i ? ", " : " (did you mean: ", s[i]);
+		fprintf(stderr, "%s%s", i ? ", " : " (did you mean: ", cli_safe(s[i]));
 	fprintf(stderr, "%s; 'clefrun %s' lists them all\n", n ? ")" : "", list_cmd);
 }
 
@@ -192,9 +192,9 @@ const cr_rig *cli_resolve_rig(const cr_catalog *cat, const char *id, cr_rig *scr
 		return scratch;
 	}
 	n = cr_userrigs_suggest(set, cat, id, s, 4);
-	fprintf(stderr, "clefrun: unknown rig '%s'", cli_clip(id, &cb));
+	fprintf(stderr, "clefrun: unknown rig '%s'", cli_shown(cli_clip(id, &cb)));
 	for (size_t i = 0; i < n; i++)
-		fprintf(stderr, "%s%s", i ? ", " : " (did you mean: ", s[i]);
+		fprintf(stderr, "%s%s", i ? ", " : " (did you mean: ", cli_safe(s[i]));
 	fprintf(stderr, "%s; 'clefrun rigs' lists the catalog, 'clefrun rig list' your saved rigs, "
 			"'--rig local' is this machine\n", n ? ")" : "");
 	cr_userrigs_free(set);

@@ -128,10 +128,19 @@ static size_t utf8_len(const unsigned char *s)
 
 void cli_buf_esc(cli_buf *b, const char *str)
 {
-	const unsigned char *s = (const unsigned char *)str;
+	const unsigned char *s;
+	char *safe;
 
-	if (!s)
+	if (!str)
 		return;
+	/* Controls (newline and tab too: a name must not break the
+	 * reproduction command into lines), C1 and bidirectional controls
+	 * shown as escapes, invalid UTF-8 as U+FFFD (safe.c), then HTML. */
+	if (!(safe = cli_safe_dup(str))) {
+		b->failed = true;
+		return;
+	}
+	s = (const unsigned char *)safe;
 	while (*s) {
 		size_t n = utf8_len(s);
 
@@ -155,6 +164,7 @@ void cli_buf_esc(cli_buf *b, const char *str)
 		}
 		s++;
 	}
+	free(safe);
 }
 
 void cli_buf_escf(cli_buf *b, const char *fmt, ...)

@@ -26,7 +26,9 @@ int cli_table_add(cli_table *t, const char *const *cells)
 		t->cap = cap;
 	}
 	for (int c = 0; c < t->ncols; c++) {
-		char *s = strdup(cells[c] ? cells[c] : "");
+		/* Cells carry names from files and servers: made safe once
+		 * here for every format (safe.c). */
+		char *s = cli_safe_dup(cells[c] ? cells[c] : "");
 
 		if (!s) {
 			for (int k = 0; k < c; k++)

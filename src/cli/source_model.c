@@ -179,11 +179,19 @@ static void hf_env_clear(hf_env *e)
 	memset(e->token, 0, sizeof(e->token));
 }
 
+static bool on_endpoint(const hf_env *e, const char *url)
+{
+	size_t n = strlen(e->endpoint);
+
+	while (n && e->endpoint[n - 1] == '/')
+		n--;
+	return strncmp(url, e->endpoint, n) == 0 && url[n] == '/';
+}
+
 /* The token goes to the Hugging Face endpoint only, never to another URL. */
 static void http_opts(const hf_env *e, const char *url, cr_http_opts *o)
 {
 	cr_http_opts d = CR_HTTP_OPTS_INIT;
-	size_t n = strlen(e->endpoint);
 
 	*o = d;
 	/* The command's deadline replaces the cap per request. */
@@ -197,10 +205,18 @@ static void http_opts(const hf_env *e, const char *url, cr_http_opts *o)
 	o->deadline_ms = net.deadline_ms;
 	o->deadline_budget_s = net.budget_s;
 	o->progress = on_progress;
-	while (n && e->endpoint[n - 1] == '/')
-		n--;
-	if (e->have_token && strncmp(url, e->endpoint, n) == 0 && url[n] == '/')
+	if (e->have_token && on_endpoint(e, url))
 		o->bearer_token = e->token;
+}
+
+/* A 401 or 403 of the Hugging Face endpoint without a token: how to send
+ * one. Elsewhere no token is ever sent, so the library's "access denied
+ * (no credentials were sent)" stands alone. */
+static void auth_hint(const hf_env *e, const char *url, const cr_error *err)
+{
+	if (e && !e->have_token && on_endpoint(e, url) &&
+	    (strstr(err->message, ": HTTP 401: access denied") || strstr(err->message, ": HTTP 403: access denied")))
+		fprintf(stderr, "clefrun: (a gated or private repository: set HF_TOKEN, or log in with huggingface-cli)\n");
 }
 
 static void add_stats(cr_source_stats *to, const cr_source_stats *s)
@@ -264,7 +280,7 @@ static int cache_open(const cli_source_opts *o, cr_cache **out)
 static void cache_notice(const cr_cache_result *r)
 {
 	if (r->notice[0])
-		fprintf(stderr, "clefrun: warning: %s\n", r->notice);
+		fprintf(stderr, "clefrun: warning: %s\n", cli_safe(r->notice));
 }
 
 /* Errors of a read through the cache, in the CLI's words. */
@@ -337,6 +353,8 @@ static int load_part(const char *where, bool remote, const hf_env *e, const cli_
 		*status = rc;
 	if (rc) {
 		cache_fail(cache, rc, &err);
+		if (remote)
+			auth_hint(e, where, &err);
 		if (rc == CR_ERR_PARSE && !o->allow_truncated && strstr(err.message, "past the end of the file"))
 			fprintf(stderr, "clefrun: (a file cut after its header? '%s --header-only' reads it)\n",
 				o->command ? o->command : "clefrun inspect");
@@ -361,18 +379,25 @@ static int load_split(const char *first, bool remote, const hf_env *e, const cli
 	(void)cr_gguf_get_u32(g->parts[0], "split.no", &no, NULL);
 	if (count <= 1)
 		return 0;
+	if (no >= count) {
+		/* split.no counts from 0: part no + 1 of count cannot exist. */
+		fprintf(stderr, "clefrun: %s: split.no %u is not below split.count %u (parts are numbered from 0)\n",
+			cli_shown(first), no, count);
+		return EXIT_ERROR;
+	}
 	if (no != 0) {
 		fprintf(stderr, "clefrun: %s is part %u of %u of a split model: give part 1 (-00001-of-%05u.gguf)\n",
-			first, no + 1, count, count);
+			cli_shown(first), no + 1, count, count);
 		return EXIT_USAGE;
 	}
 	if (count > CLI_MAX_PARTS) {
-		fprintf(stderr, "clefrun: %s: split.count %u is above %d parts\n", first, count, CLI_MAX_PARTS);
+		fprintf(stderr, "clefrun: %s: split.count %u is above %d parts\n", cli_shown(first), count,
+			CLI_MAX_PARTS);
 		return EXIT_ERROR;
 	}
 	for (uint32_t k = 2; k <= count; k++) {
 		if (cr_gguf_split_name(first, k, name, sizeof(name), &err)) {
-			fprintf(stderr, "clefrun: %s: split.count is %u but %s\n", first, count, err.message);
+			fprintf(stderr, "clefrun: %s: split.count is %u but %s\n", cli_shown(first), count, err.message);
 			return EXIT_ERROR;
 		}
 		if ((rc = load_part(name, remote, e, o, cache, g, NULL)))
@@ -430,8 +455,13 @@ static int hf_fetch_list(const hf_env *e, const cr_hf_ref *ref, const cli_source
 				o->revision ? o->revision : CR_HF_DEFAULT_REVISION, err.message);
 		return EXIT_ERROR;
 	}
-	if (rc)
-		return quiet ? EXIT_ERROR : cache_fail(cache, rc, &err);
+	if (rc) {
+		if (quiet)
+			return EXIT_ERROR;
+		cache_fail(cache, rc, &err);
+		auth_hint(e, tree, &err);
+		return EXIT_ERROR;
+	}
 	rc = cr_hf_parse_tree(body, len, tree, entries, n, &err);
 	free(body);
 	if (rc)
@@ -470,7 +500,7 @@ static void suggest_files(const hf_env *e, const cr_hf_ref *ref, const cli_sourc
 	} else {
 		fprintf(stderr, "clefrun: hf:%s has %zu GGUF file%s: ", ref->repo, n, n == 1 ? "" : "s");
 		for (size_t i = 0; i < n; i++)
-			fprintf(stderr, "%s%s", i ? ", " : "", list[i].path);
+			fprintf(stderr, "%s%s", i ? ", " : "", cli_safe(list[i].path));
 		fprintf(stderr, "\n");
 	}
 	free(list);
@@ -544,7 +574,8 @@ int cli_gguf_open(const char *source, const cli_source_opts *o0, cli_gguf *g)
 			if ((rc = hf_fetch_list(&e, &ref, &o, cache, false, &list, &n, &g->stats, g, NULL)))
 				goto out;
 			if (cr_hf_pick_quant(list, n, ref.quant, &idx)) {
-				fprintf(stderr, "clefrun: %s: no GGUF file of quant %s", source, ref.quant);
+				fprintf(stderr, "clefrun: %s: no GGUF file of quant %s", cli_shown(source),
+					cli_safe(ref.quant));
 				list_quants(stderr, list, n);
 				fprintf(stderr, "\n");
 				free(list);
@@ -589,7 +620,7 @@ int cli_gguf_open(const char *source, const cli_source_opts *o0, cli_gguf *g)
 		goto out;
 	} else {
 		fprintf(stderr, "clefrun: '%s' is not a GGUF source (a path, an http(s) URL or hf:OWNER/REPO...)\n",
-			source);
+			cli_shown(source));
 		rc = EXIT_USAGE;
 		goto out;
 	}

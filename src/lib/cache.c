@@ -155,9 +155,14 @@ int cr_cache_entry_path(const cr_cache *c, cr_cache_kind kind, const char *url, 
 {
 	const char *k = kind_name(kind);
 	uint64_t h = fnv1a(FNV_OFFSET, k, strlen(k) + 1);
+	char shown[CR_CACHE_URL_MAX];
 	int n;
 
-	h = fnv1a(h, url, strlen(url));
+	/* Keyed by the URL as shown: no hash of a password on disk, and an
+	 * entry read with credentials serves the same URL without them. */
+	if (cr_url_redact(url, shown, sizeof(shown)) >= sizeof(shown))
+		return cr_seterr(err, CR_ERR_RANGE, "cache: URL too long");
+	h = fnv1a(h, shown, strlen(shown));
 	n = snprintf(buf, cap, "%s/%s-%016" PRIx64, c->dir, k, h);
 	if (n < 0 || (size_t)n >= cap)
 		return cr_seterr(err, CR_ERR_RANGE, "cache: path too long");
@@ -269,7 +274,7 @@ static int parse_entry(char *buf, size_t len, cr_cache_kind kind, const char *ur
 		snprintf(why, why_cap, "kind '%.16s' where '%s' was expected", k, kind_name(kind));
 		return CR_ERR_PARSE;
 	}
-	if (strcmp(u, url) != 0)
+	if (cr_url_redact(url, e->url, sizeof(e->url)) >= sizeof(e->url) || strcmp(u, e->url) != 0)
 		return CR_ERR_NOTFOUND; /* another URL with the same hash: a miss, replaced on write */
 	if (!printable(t, CR_CACHE_ETAG_MAX)) {
 		snprintf(why, why_cap, "unusable validator");
@@ -300,7 +305,6 @@ static int parse_entry(char *buf, size_t len, cr_cache_kind kind, const char *ur
 		return CR_ERR_PARSE;
 	}
 	e->kind = kind;
-	memcpy(e->url, url, strlen(url) + 1);
 	e->remote_bytes = size;
 	e->len = (size_t)length;
 	return CR_OK;
@@ -317,8 +321,10 @@ int cr_cache_get(cr_cache *c, cr_cache_kind kind, const char *url, size_t max_le
 	int fd, rc;
 
 	*out = NULL;
-	if (!printable(url, CR_CACHE_URL_MAX))
-		return cr_seterr(err, CR_ERR_NOTFOUND, "%s: not cacheable", url);
+	if (!printable(url, CR_CACHE_URL_MAX)) {
+		(void)cr_url_redact(url, why, sizeof(why));
+		return cr_seterr(err, CR_ERR_NOTFOUND, "%s: not cacheable", why);
+	}
 	if ((rc = cr_cache_entry_path(c, kind, url, path, sizeof(path), err)))
 		return rc;
 	/* O_NONBLOCK: a FIFO planted in the cache must not hang the open;
@@ -404,17 +410,18 @@ static int make_dirs(const char *path, cr_error *err)
 
 int cr_cache_put(cr_cache *c, const cr_cache_entry *e, cr_error *err)
 {
-	char path[PATH_CAP], *pre;
+	char path[PATH_CAP], *pre, shown[CR_CACHE_URL_MAX];
 	size_t n, cap;
 	uint64_t sum;
 	int rc;
 
-	if (!printable(e->url, CR_CACHE_URL_MAX))
+	/* The file keeps the URL as shown (cr_url_redact): no password. */
+	if (!printable(e->url, CR_CACHE_URL_MAX) || cr_url_redact(e->url, shown, sizeof(shown)) >= sizeof(shown))
 		return cr_seterr(err, CR_ERR_INVALID, "cache: a URL that cannot be stored");
 	if (!printable(e->etag, CR_CACHE_ETAG_MAX))
-		return cr_seterr(err, CR_ERR_INVALID, "%s: no usable validator (ETag): not cached", e->url);
+		return cr_seterr(err, CR_ERR_INVALID, "%s: no usable validator (ETag): not cached", shown);
 	if ((!e->data && e->len) || e->len > e->remote_bytes)
-		return cr_seterr(err, CR_ERR_INVALID, "%s: %zu bytes of a %" PRIu64 "-byte file", e->url, e->len,
+		return cr_seterr(err, CR_ERR_INVALID, "%s: %zu bytes of a %" PRIu64 "-byte file", shown, e->len,
 				 e->remote_bytes);
 	if ((rc = cr_cache_entry_path(c, e->kind, e->url, path, sizeof(path), err)))
 		return rc;
@@ -424,7 +431,7 @@ int cr_cache_put(cr_cache *c, const cr_cache_entry *e, cr_error *err)
 	if (!(pre = malloc(cap)))
 		return cr_seterr(err, CR_ERR_NOMEM, "cache: out of memory");
 	n = (size_t)snprintf(pre, cap, MAGIC_LINE "\nkind %s\nurl %s\netag %s\nsize %" PRIu64 "\nlength %zu\n",
-			     kind_name(e->kind), e->url, e->etag, e->remote_bytes, e->len);
+			     kind_name(e->kind), shown, e->etag, e->remote_bytes, e->len);
 	sum = fnv1a(fnv1a(FNV_OFFSET, pre, n), e->data ? (const void *)e->data : "", e->len);
 	n += (size_t)snprintf(pre + n, cap - n, "check %016" PRIx64 "\n\n", sum);
 

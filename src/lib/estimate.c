@@ -230,7 +230,15 @@ uint64_t cr_estimate_state_bytes(const cr_model *m, const cr_estimate_opts *o)
 	uint64_t conv = (la->conv_kernel ? la->conv_kernel - 1u : 0u) *
 			(d_inner + 2ull * la->k_heads * la->k_head_dim);
 	uint64_t ssm = (uint64_t)la->k_head_dim * d_inner;
+	/* The same product in double: header values (four 32-bit keys) can
+	 * make it wrap 64 bits, which would read as a small state. */
+	double d = ((double)(la->conv_kernel ? la->conv_kernel - 1u : 0u) *
+			    ((double)la->v_heads * la->v_head_dim + 2.0 * la->k_heads * la->k_head_dim) +
+		    (double)la->k_head_dim * la->v_heads * la->v_head_dim) *
+		   cr_model_count_layers(m, CR_LAYER_RECURRENT) * 4.0 * o->n_seq;
 
+	if (d >= 9223372036854775808.0) /* 2^63: out of any range the estimator accepts */
+		return UINT64_MAX;
 	return cr_model_count_layers(m, CR_LAYER_RECURRENT) * (conv + ssm) * 4ull * o->n_seq;
 }
 

@@ -496,8 +496,11 @@ static int parse_tensor(ps *p, uint64_t *pos, cr_gguf_tensor *t)
 			    t->name, t->dims[0], cr_ggml_type_name(type), block);
 	{
 		/* ggml_nbytes: rows of ne[0]/block blocks, times the other dims. */
-		uint64_t b = t->dims[0] / block * bsize;
+		uint64_t b = t->dims[0] / block;
 
+		if (b > UINT64_MAX / bsize)
+			return fail(p, CR_ERR_PARSE, at, "tensor '%s': size overflows 64 bits", t->name);
+		b *= bsize;
 		for (uint32_t d = 1; d < CR_GGUF_MAX_DIMS; d++) {
 			if (t->dims[d] && b > UINT64_MAX / t->dims[d])
 				return fail(p, CR_ERR_PARSE, at, "tensor '%s': size overflows 64 bits",

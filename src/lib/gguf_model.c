@@ -525,6 +525,170 @@ static int map_attention(mctx *c, cr_gguf_model *gm, uint32_t *heads, uint32_t *
 	return CR_OK;
 }
 
+/* Layer il keeps KV heads but a head size is 0: say which key made it so
+ * (llama.cpp: key_length and value_length default to embedding_length /
+ * head_count of layer 0). */
+static int no_head_size(mctx *c, uint32_t il, unsigned kv_heads, uint32_t heads0, bool key)
+{
+	char name[128];
+	size_t idx;
+
+	snprintf(name, sizeof(name), "%s.attention.%s", c->arch, key ? "key_length" : "value_length");
+	if (cr_gguf_find(c->g, name, &idx))
+		return bad(c, CR_ERR_INVALID, "%s is 0, but layer %" PRIu32 " has %u KV heads", name, il, kv_heads);
+	if (!heads0)
+		return bad(c, CR_ERR_INVALID,
+			   "%s.attention.head_count is 0 or missing, but layer %" PRIu32 " has %u KV heads: no %s and "
+			   "no head count to derive it from (embedding_length / head_count)", c->arch, il, kv_heads, name);
+	return bad(c, CR_ERR_INVALID, "%s.embedding_length / %s.attention.head_count is 0 (no %s), but layer %" PRIu32
+		   " has %u KV heads", c->arch, c->arch, name, il, kv_heads);
+}
+
+/* "[32, 8]" */
+static void shape_text(const cr_gguf_tensor *t, char *buf, size_t cap)
+{
+	size_t k = 0;
+
+	buf[0] = '\0';
+	for (uint32_t d = 0; d < t->n_dims && k < cap; d++)
+		k += (size_t)snprintf(buf + k, cap - k, "%s%" PRIu64, d ? ", " : "", t->dims[d]);
+}
+
+/* Dimension d of tensor `name` must be one of want[0..n_want): otherwise
+ * the metadata (what) and the tensor disagree, and the one that sizes
+ * memory (the metadata) is not to be trusted. Absent tensors and
+ * dimensions are not checked (fused or renamed tensors of other
+ * architectures). */
+static int expect_dim(mctx *c, const cr_gguf *const *parts, size_t n_parts, const char *name, uint32_t d,
+		      const uint64_t *want, size_t n_want, const char *what)
+{
+	const cr_gguf_tensor *t = find_tensor(parts, n_parts, name);
+	char shape[96];
+
+	if (!t || d >= t->n_dims)
+		return CR_OK;
+	for (size_t i = 0; i < n_want; i++)
+		if (t->dims[d] == want[i])
+			return CR_OK;
+	shape_text(t, shape, sizeof(shape));
+	return bad(c, CR_ERR_INVALID, "%s, but tensor %s is [%s] (dimension %" PRIu32 " is %" PRIu64 ")", what, name,
+		   shape, d, t->dims[d]);
+}
+
+/* The metadata that sizes memory against the tensors that carry it, with
+ * llama.cpp's shapes (llama-model.cpp load_tensors): tok_embd {n_embd,
+ * n_vocab}; wq {n_embd, n_embd_head_k · n_head}, twice that with the
+ * output gate of qwen3next/qwen35 (models/qwen3next.cpp); wk {n_embd,
+ * n_embd_head_k · n_head_kv}; wv {n_embd, n_embd_head_v · n_head_kv};
+ * ffn_up {n_embd, n_ff}, twice that where gate and up are fused (phi3);
+ * ffn_gate_inp {n_embd, n_expert}; ffn_up_exps {n_embd, n_ff_exp,
+ * n_expert}. A header whose keys disagree with its own tensors (an
+ * embedding_length of 1e9 beside 32-wide tensors: 7629 GiB of KV cache)
+ * is refused, naming both. */
+static int check_shapes(mctx *c, const cr_gguf *const *parts, size_t n_parts, const cr_model *m,
+			const char *vocab_key, const uint32_t *heads, const uint32_t *kvh, const uint32_t *ff,
+			bool has_ff)
+{
+	char name[64], what[256], ksrc[128], vsrc[128];
+	uint32_t exp_ff = 0;
+	uint64_t w[2];
+	size_t idx;
+	int rc;
+
+	/* Where the head sizes came from: the key, or llama.cpp's default. */
+	snprintf(ksrc, sizeof(ksrc), "%s.attention.key_length", c->arch);
+	if (!cr_gguf_find(c->g, ksrc, &idx))
+		snprintf(ksrc, sizeof(ksrc), "%s.embedding_length / head_count", c->arch);
+	snprintf(vsrc, sizeof(vsrc), "%s.attention.value_length", c->arch);
+	if (!cr_gguf_find(c->g, vsrc, &idx))
+		snprintf(vsrc, sizeof(vsrc), "%s.embedding_length / head_count", c->arch);
+
+	if ((rc = opt_u32(c, k(c, "expert_feed_forward_length"), &exp_ff, NULL)))
+		return rc;
+	w[0] = m->hidden;
+	snprintf(what, sizeof(what), "%s.embedding_length is %" PRIu32, c->arch, m->hidden);
+	if ((rc = expect_dim(c, parts, n_parts, "token_embd.weight", 0, w, 1, what)))
+		return rc;
+	w[0] = m->vocab;
+	snprintf(what, sizeof(what), "%s is %" PRIu32, vocab_key, m->vocab);
+	if ((rc = expect_dim(c, parts, n_parts, "token_embd.weight", 1, w, 1, what)) ||
+	    (rc = expect_dim(c, parts, n_parts, "output.weight", 1, w, 1, what)))
+		return rc;
+	for (uint32_t i = 0; i < m->n_layers; i++) {
+		if (m->layer_kind[i] == CR_LAYER_RECURRENT || m->mla)
+			continue;
+		if (heads[i] && kvh[i] > heads[i])
+			return bad(c, CR_ERR_INVALID, "%s.attention.head_count_kv is %" PRIu32 " in layer %" PRIu32
+				   ", above %s.attention.head_count %" PRIu32 " (KV heads are shared by query heads)",
+				   c->arch, kvh[i], i, c->arch, heads[i]);
+		w[0] = (uint64_t)m->head_dim_k * heads[i];
+		w[1] = 2 * w[0];
+		snprintf(name, sizeof(name), "blk.%" PRIu32 ".attn_q.weight", i);
+		snprintf(what, sizeof(what), "head size %" PRIu32 " (%s) x %" PRIu32
+			 " heads (%s.attention.head_count) is %" PRIu64, m->head_dim_k, ksrc, heads[i], c->arch, w[0]);
+		if ((rc = expect_dim(c, parts, n_parts, name, 1, w, 2, what)))
+			return rc;
+		w[0] = (uint64_t)m->head_dim_k * kvh[i];
+		snprintf(name, sizeof(name), "blk.%" PRIu32 ".attn_k.weight", i);
+		snprintf(what, sizeof(what), "head size %" PRIu32 " (%s) x %" PRIu32
+			 " KV heads (%s.attention.head_count_kv) is %" PRIu64, m->head_dim_k, ksrc, kvh[i], c->arch, w[0]);
+		if ((rc = expect_dim(c, parts, n_parts, name, 1, w, 1, what)))
+			return rc;
+		w[0] = (uint64_t)m->head_dim_v * kvh[i];
+		snprintf(name, sizeof(name), "blk.%" PRIu32 ".attn_v.weight", i);
+		snprintf(what, sizeof(what), "head size %" PRIu32 " (%s) x %" PRIu32
+			 " KV heads (%s.attention.head_count_kv) is %" PRIu64, m->head_dim_v, vsrc, kvh[i], c->arch, w[0]);
+		if ((rc = expect_dim(c, parts, n_parts, name, 1, w, 1, what)))
+			return rc;
+	}
+	/* Recurrent layers: ssm_conv1d {d_conv, d_inner + 2 · n_group · d_state}
+	 * (llama.cpp mamba2 and qwen3next / qwen35: the conv runs over x, B
+	 * and C), from which the state sizes are computed. */
+	for (uint32_t i = 0; i < m->n_layers; i++) {
+		const cr_linear_attn *la = &m->linear;
+		uint64_t inner = (uint64_t)la->v_heads * la->v_head_dim, gs = (uint64_t)la->k_heads * la->k_head_dim;
+
+		if (m->layer_kind[i] != CR_LAYER_RECURRENT)
+			continue;
+		snprintf(name, sizeof(name), "blk.%" PRIu32 ".ssm_conv1d.weight", i);
+		w[0] = la->conv_kernel;
+		snprintf(what, sizeof(what), "%s.ssm.conv_kernel is %" PRIu32, c->arch, la->conv_kernel);
+		if ((rc = expect_dim(c, parts, n_parts, name, 0, w, 1, what)))
+			return rc;
+		w[0] = gs > (UINT64_MAX - inner) / 2 ? UINT64_MAX : inner + 2 * gs;
+		snprintf(what, sizeof(what), "%s.ssm.inner_size %" PRIu64 " + 2 x %s.ssm.group_count %" PRIu32
+			 " x %s.ssm.state_size %" PRIu32 " is %" PRIu64, c->arch, inner, c->arch, la->k_heads, c->arch,
+			 la->k_head_dim, w[0]);
+		if ((rc = expect_dim(c, parts, n_parts, name, 1, w, 1, what)))
+			return rc;
+	}
+	for (uint32_t i = 0; has_ff && i < m->n_layers; i++) {
+		w[0] = ff[i];
+		w[1] = 2 * (uint64_t)ff[i];
+		snprintf(name, sizeof(name), "blk.%" PRIu32 ".ffn_up.weight", i);
+		snprintf(what, sizeof(what), "%s.feed_forward_length is %" PRIu32 " in layer %" PRIu32, c->arch, ff[i], i);
+		if ((rc = expect_dim(c, parts, n_parts, name, 1, w, 2, what)))
+			return rc;
+	}
+	for (uint32_t i = 0; m->experts_total && i < m->n_layers; i++) {
+		w[0] = m->experts_total;
+		snprintf(what, sizeof(what), "%s.expert_count is %" PRIu32, c->arch, m->experts_total);
+		snprintf(name, sizeof(name), "blk.%" PRIu32 ".ffn_gate_inp.weight", i);
+		if ((rc = expect_dim(c, parts, n_parts, name, 1, w, 1, what)))
+			return rc;
+		snprintf(name, sizeof(name), "blk.%" PRIu32 ".ffn_up_exps.weight", i);
+		if ((rc = expect_dim(c, parts, n_parts, name, 2, w, 1, what)))
+			return rc;
+		if (exp_ff) {
+			w[0] = exp_ff;
+			snprintf(what, sizeof(what), "%s.expert_feed_forward_length is %" PRIu32, c->arch, exp_ff);
+			if ((rc = expect_dim(c, parts, n_parts, name, 1, w, 1, what)))
+				return rc;
+		}
+	}
+	return CR_OK;
+}
+
 int cr_gguf_to_model(const cr_gguf *const *parts, size_t n_parts, cr_gguf_model *out,
 		     cr_error *err)
 {
@@ -533,6 +697,7 @@ int cr_gguf_to_model(const cr_gguf *const *parts, size_t n_parts, cr_gguf_model 
 	cr_model *m;
 	uint32_t n, ctx, vocab = 0, nextn = 0, *heads = NULL, *kvh = NULL, *ff = NULL, file_type;
 	bool has_vocab, has_ff, present;
+	char vocab_key[96];
 	uint64_t toks;
 	int rc;
 
@@ -605,8 +770,7 @@ int cr_gguf_to_model(const cr_gguf *const *parts, size_t n_parts, cr_gguf_model 
 	for (uint32_t i = 0; i < n; i++) {
 		if (m->layer_kind[i] != CR_LAYER_RECURRENT && m->kv_heads[i] &&
 		    (!m->head_dim_k || !m->head_dim_v) && !m->mla) {
-			rc = bad(&c, CR_ERR_INVALID, "layer %" PRIu32 " has %u KV heads but no head size (%s.attention.key_length)",
-				 i, m->kv_heads[i], c.arch);
+			rc = no_head_size(&c, i, m->kv_heads[i], heads[0], !m->head_dim_k);
 			goto out;
 		}
 	}
@@ -615,10 +779,12 @@ int cr_gguf_to_model(const cr_gguf *const *parts, size_t n_parts, cr_gguf_model 
 	 * embedding matrix (llama.cpp: vocab_size || tokens array length). */
 	if ((rc = opt_u32(&c, k(&c, "vocab_size"), &vocab, &has_vocab)))
 		goto out;
+	snprintf(vocab_key, sizeof(vocab_key), "%s.vocab_size", c.arch);
 	if (!has_vocab || !vocab) {
 		if (cr_gguf_get_array(c.g, "tokenizer.ggml.tokens", NULL, &toks, NULL) == CR_OK &&
 		    toks && toks <= UINT32_MAX) {
 			vocab = (uint32_t)toks;
+			snprintf(vocab_key, sizeof(vocab_key), "the length of tokenizer.ggml.tokens");
 		} else {
 			const cr_gguf_tensor *t = find_tensor(parts, n_parts, "token_embd.weight");
 
@@ -633,10 +799,19 @@ int cr_gguf_to_model(const cr_gguf *const *parts, size_t n_parts, cr_gguf_model 
 		goto out;
 	}
 	m->vocab = vocab;
+	if ((rc = check_shapes(&c, parts, n_parts, m, vocab_key, heads, kvh, ff, has_ff)))
+		goto out;
 	m->tied_embeddings = has_tensor(parts, n_parts, "token_embd.weight") &&
 			     !has_tensor(parts, n_parts, "output.weight");
 	if ((rc = count_tensors(&c, parts, n_parts, out)))
 		goto out;
+	if (m->experts_total && !out->expert_params) {
+		/* Memory counts every expert and speed the used ones: experts
+		 * the file does not hold would be invented. */
+		rc = bad(&c, CR_ERR_INVALID, "%s.expert_count is %" PRIu32 ", but no tensor holds experts (*_exps)",
+			 c.arch, m->experts_total);
+		goto out;
+	}
 	if (!m->params) {
 		rc = bad(&c, CR_ERR_INVALID, "no tensors: a header without weights cannot be sized");
 		goto out;

@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "clefrun/gguf.h"
+#include "json_read.h"
 #include "util.h"
 
 #define NAME_PART_MAX 96
@@ -302,9 +303,67 @@ static bool safe_path(const char *p)
 	return true;
 }
 
+typedef struct path_at {
+	const char *path;
+	size_t pos;
+} path_at;
+
+static int path_at_cmp(const void *a, const void *b)
+{
+	const path_at *x = a, *y = b;
+	int c = strcmp(x->path, y->path);
+
+	return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* Which items of the listing repeat the path of an earlier one: a listing
+ * that names a file twice (or a split part twice) must not list it twice
+ * or add its size twice. Sorted, so a large listing stays O(n log n).
+ * *dup_out: one flag per item, NULL for an empty listing. */
+static int find_duplicates(const cJSON *root, bool **dup_out)
+{
+	size_t n = (size_t)cJSON_GetArraySize(root), k = 0;
+	path_at *v;
+	bool *dup;
+	const cJSON *it;
+
+	*dup_out = NULL;
+	if (!n)
+		return CR_OK;
+	v = malloc(n * sizeof(*v));
+	dup = calloc(n, sizeof(*dup));
+	if (!v || !dup) {
+		free(v);
+		free(dup);
+		return CR_ERR_NOMEM;
+	}
+	cJSON_ArrayForEach(it, root) {
+		const cJSON *path = cJSON_GetObjectItemCaseSensitive(it, "path");
+		const cJSON *type = cJSON_GetObjectItemCaseSensitive(it, "type");
+
+		if (k == n)
+			break;
+		/* Files only: a directory of the same name hides nothing. */
+		v[k].path = cJSON_IsObject(it) && cJSON_IsString(path) && cJSON_IsString(type) &&
+				    strcmp(type->valuestring, "file") == 0
+			    ? path->valuestring
+			    : "";
+		v[k].pos = k;
+		k++;
+	}
+	qsort(v, k, sizeof(*v), path_at_cmp);
+	for (size_t i = 1; i < k; i++)
+		if (v[i].path[0] && strcmp(v[i].path, v[i - 1].path) == 0)
+			dup[v[i].pos] = true;
+	free(v);
+	*dup_out = dup;
+	return CR_OK;
+}
+
 int cr_hf_parse_tree(const char *json, size_t len, const char *name, cr_hf_entry **out,
 		     size_t *n_out, cr_error *err)
 {
+	bool *dup = NULL;
 	const char *end = NULL;
 	cJSON *root, *it;
 	cr_hf_entry *e = NULL;
@@ -318,15 +377,24 @@ int cr_hf_parse_tree(const char *json, size_t len, const char *name, cr_hf_entry
 	if (!root) {
 		size_t at = end && end >= json && end <= json + len ? (size_t)(end - json) : 0;
 
+		if (jr_too_deep(json, at))
+			return cr_seterr(err, CR_ERR_PARSE, "%s: JSON nested deeper than %d levels at byte %zu",
+					 name, CJSON_NESTING_LIMIT, at);
 		return cr_seterr(err, CR_ERR_PARSE, "%s: invalid JSON at byte %zu", name, at);
 	}
 	if (!cJSON_IsArray(root)) {
 		cJSON_Delete(root);
 		return cr_seterr(err, CR_ERR_PARSE, "%s: expected a JSON array of files", name);
 	}
+	if (find_duplicates(root, &dup)) {
+		cJSON_Delete(root);
+		return cr_seterr(err, CR_ERR_NOMEM, "%s: out of memory", name);
+	}
 	/* Two passes: files and first parts, then the later parts of splits,
-	 * whatever order the listing has. */
+	 * whatever order the listing has. A repeated path counts once. */
 	for (int pass = 0; pass < 2 && rc == CR_OK; pass++) {
+		size_t pos = 0;
+
 		idx = 0;
 		cJSON_ArrayForEach(it, root) {
 			const cJSON *type = cJSON_GetObjectItemCaseSensitive(it, "type");
@@ -347,6 +415,8 @@ int cr_hf_parse_tree(const char *json, size_t len, const char *name, cr_hf_entry
 				break;
 			}
 			idx++;
+			if (dup && dup[pos++])
+				continue;
 			if (!cJSON_IsString(type) || strcmp(type->valuestring, "file") != 0 ||
 			    !ends_with_gguf(path->valuestring, strlen(path->valuestring)) ||
 			    !safe_path(path->valuestring))
@@ -401,6 +471,7 @@ int cr_hf_parse_tree(const char *json, size_t len, const char *name, cr_hf_entry
 		}
 	}
 	cJSON_Delete(root);
+	free(dup);
 	if (rc) {
 		free(e);
 		return rc;

@@ -42,6 +42,7 @@ int jr_parse(jr_ctx *c, const char *buf, size_t len, cJSON **out)
 		size_t off = (end && end >= buf && end <= buf + len) ? (size_t)(end - buf) : 0;
 		size_t line = 1, col = 1;
 
+
 		for (size_t i = 0; i < off; i++) {
 			if (buf[i] == '\n') {
 				line++;
@@ -50,12 +51,40 @@ int jr_parse(jr_ctx *c, const char *buf, size_t len, cJSON **out)
 				col++;
 			}
 		}
+		if (jr_too_deep(buf, off))
+			return cr_seterr(c->err, CR_ERR_PARSE,
+					 "%s: JSON nested deeper than %d levels at byte %zu (line %zu, column %zu)",
+					 c->file, CJSON_NESTING_LIMIT, off, line, col);
 		return cr_seterr(c->err, CR_ERR_PARSE,
 				 "%s: invalid JSON at byte %zu (line %zu, column %zu)",
 				 c->file, off, line, col);
 	}
 	*out = root;
 	return CR_OK;
+}
+
+bool jr_too_deep(const char *buf, size_t off)
+{
+	size_t depth = 0;
+	bool in_str = false;
+
+	for (size_t i = 0; i < off; i++) {
+		char ch = buf[i];
+
+		if (in_str) {
+			if (ch == '\\')
+				i++;
+			else if (ch == '"')
+				in_str = false;
+		} else if (ch == '"') {
+			in_str = true;
+		} else if (ch == '[' || ch == '{') {
+			depth++;
+		} else if ((ch == ']' || ch == '}') && depth) {
+			depth--;
+		}
+	}
+	return depth >= CJSON_NESTING_LIMIT;
 }
 
 /* Append text to the path, truncating (the path only feeds messages). */

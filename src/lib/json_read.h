@@ -30,6 +30,11 @@ void jr_init(jr_ctx *c, const char *file, cr_error *err);
 /* Parse a buffer; on a syntax error report the byte offset, line and column. */
 int jr_parse(jr_ctx *c, const char *buf, size_t len, cJSON **out);
 
+/* True when a parse that failed at byte off failed because the text is
+ * nested deeper than cJSON's limit (CJSON_NESTING_LIMIT, 1000), so that
+ * the message can say so instead of "invalid JSON". */
+bool jr_too_deep(const char *buf, size_t off);
+
 /* Push ".key" or "[i]" onto the path; jr_pop restores the previous length. */
 size_t jr_push_key(jr_ctx *c, const char *key);
 size_t jr_push_index(jr_ctx *c, size_t i);

@@ -181,3 +181,40 @@ int cr_source_open_prefix(const void *buf, size_t len, uint64_t size, const char
 	*out = s;
 	return CR_OK;
 }
+
+/* Append n bytes at s to out[*k], keeping room for the NUL. */
+static void put_cut(char *out, size_t cap, size_t *k, const char *s, size_t n)
+{
+	if (*k + 1 >= cap)
+		return;
+	if (n > cap - 1 - *k)
+		n = cap - 1 - *k;
+	memcpy(out + *k, s, n);
+	*k += n;
+}
+
+size_t cr_url_redact(const char *url, char *out, size_t cap)
+{
+	const char *scheme = strstr(url, "://"), *auth = NULL, *at = NULL;
+	size_t k = 0, head;
+
+	if (scheme) {
+		auth = scheme + 3;
+		for (const char *p = auth; *p && *p != '/' && *p != '?' && *p != '#'; p++)
+			if (*p == '@')
+				at = p;
+	}
+	if (!at) {
+		put_cut(out, cap, &k, url, strlen(url));
+		if (cap)
+			out[k] = '\0';
+		return strlen(url);
+	}
+	head = (size_t)(auth - url);
+	put_cut(out, cap, &k, url, head);
+	put_cut(out, cap, &k, "***", 3);
+	put_cut(out, cap, &k, at, strlen(at));
+	if (cap)
+		out[k] = '\0';
+	return head + 3 + strlen(at);
+}

@@ -74,6 +74,7 @@ typedef struct xfer {
 	long resp_status;       /* from the status line of the current response */
 	char resp_etag[CR_HTTP_ETAG_MAX];   /* ETag of the current response */
 	char linked_etag[CR_HTTP_ETAG_MAX]; /* X-Linked-Etag of any response of the chain */
+	char retry_after[CR_HTTP_ETAG_MAX]; /* Retry-After of the current response (printable) */
 	/* counters */
 	struct http_impl *h;
 	cr_source_stats *stats;
@@ -93,6 +94,7 @@ typedef struct http_impl {
 	uint64_t received;     /* all body bytes so far, for the cap */
 	char etag[CR_HTTP_ETAG_MAX]; /* the first answer's ETag: later ranges must carry the same */
 	bool deadline_cut;     /* this transfer's time limit is what is left before o.deadline_ms */
+	bool no_range;         /* a range request was answered 200: every request restarts at byte 0 */
 } http_impl;
 
 uint64_t cr_http_now_ms(void)
@@ -124,23 +126,14 @@ static int on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_
 	return 0;
 }
 
-/* "scheme://user:pass@host/..." without the credentials, for messages. */
+/* The URL as messages show it: credentials redacted (cr_url_redact). */
 char *cr_http_display_url(const char *url)
 {
-	const char *scheme = strstr(url, "://"), *at, *slash;
-	char *out;
+	size_t n = cr_url_redact(url, NULL, 0);
+	char *out = malloc(n + 1);
 
-	if (!scheme)
-		return strdup(url);
-	at = strchr(scheme + 3, '@');
-	slash = strchr(scheme + 3, '/');
-	if (!at || (slash && at > slash))
-		return strdup(url);
-	out = malloc(strlen(url) + 1);
-	if (!out)
-		return NULL;
-	memcpy(out, url, (size_t)(scheme + 3 - url));
-	memcpy(out + (scheme + 3 - url), at + 1, strlen(at + 1) + 1);
+	if (out)
+		(void)cr_url_redact(url, out, n + 1);
 	return out;
 }
 
@@ -284,6 +277,7 @@ static size_t on_header(char *line, size_t size, size_t n, void *ud)
 
 		x->have_cr = x->cr_total_known = x->have_cl = false;
 		x->resp_etag[0] = '\0';
+		x->retry_after[0] = '\0';
 		x->resp_status = 0;
 		if (p) {
 			p++;
@@ -295,6 +289,8 @@ static size_t on_header(char *line, size_t size, size_t n, void *ud)
 		return end_of_headers(x, len);
 	} else if (ci_prefix(line, len, "etag:")) {
 		header_value(line + 5, end, x->resp_etag);
+	} else if (ci_prefix(line, len, "retry-after:")) {
+		header_value(line + 12, end, x->retry_after);
 	} else if (ci_prefix(line, len, "x-linked-etag:")) {
 		header_value(line + 14, end, x->linked_etag);
 	} else if (ci_prefix(line, len, "content-range:")) {
@@ -344,27 +340,54 @@ static size_t check_response(xfer *x)
 		return set_fail(x, CR_ERR_IO, "HTTP %ld: unexpected status for a range request", x->status);
 	if (!x->have_cr)
 		return set_fail(x, CR_ERR_IO, "HTTP 206 without a Content-Range");
-	if (x->cr_start != x->start || x->cr_end < x->cr_start ||
-	    x->cr_end - x->cr_start + 1 > x->len ||
-	    (x->cr_end - x->cr_start + 1 < x->len && !(x->cr_total_known && x->cr_end + 1 == x->cr_total)) ||
-	    (x->cr_total_known && x->cr_end >= x->cr_total))
-		return set_fail(x, CR_ERR_IO,
-				"HTTP 206 with Content-Range bytes %" PRIu64 "-%" PRIu64 " for a request of bytes %"
-				PRIu64 "-%" PRIu64, x->cr_start, x->cr_end, x->start, x->start + x->len - 1);
+	{
+		/* Say which part disagrees: the ranges alone can look alike
+		 * (bytes 0-99/50 answering bytes 0-99). */
+		const char *what = NULL;
+		char total[32] = "*";
+
+		if (x->cr_start != x->start)
+			what = "it starts elsewhere";
+		else if (x->cr_end < x->cr_start)
+			what = "it ends before it starts";
+		else if (x->cr_end - x->cr_start + 1 > x->len)
+			what = "it is longer than the request";
+		else if (x->cr_total_known && x->cr_end >= x->cr_total)
+			what = "it ends past the total size it gives";
+		else if (x->cr_end - x->cr_start + 1 < x->len && !(x->cr_total_known && x->cr_end + 1 == x->cr_total))
+			what = "it is shorter than the request but not the end of the file";
+		if (what) {
+			if (x->cr_total_known)
+				snprintf(total, sizeof(total), "%" PRIu64, x->cr_total);
+			return set_fail(x, CR_ERR_IO,
+					"HTTP 206 with Content-Range bytes %" PRIu64 "-%" PRIu64 "/%s for a request of bytes %"
+					PRIu64 "-%" PRIu64 ": %s", x->cr_start, x->cr_end, total, x->start,
+					x->start + x->len - 1, what);
+		}
+	}
 	return 1;
 }
 
 static size_t on_body(char *data, size_t size, size_t n, void *ud)
 {
 	xfer *x = ud;
-	size_t len = size * n, take;
+	size_t len = size * n, take, charged = len;
 
 	if (!x->checked && !check_response(x))
 		return 0;
-	if (len > x->cap_left)
+	/* A 200 to a range request (a server that ignores Range) sends again
+	 * the bytes already held (x->skip) and goes on past what is wanted:
+	 * those are counted as fetched, but only the bytes kept count against
+	 * the cap (http_read's read-ahead bounds the others). */
+	if (x->status == 200 && !x->whole) {
+		uint64_t skipped = x->skip < len ? x->skip : len, rest = len - skipped;
+
+		charged = (size_t)(rest < x->len - x->got ? rest : x->len - x->got);
+	}
+	if (charged > x->cap_left)
 		return set_fail(x, CR_ERR_IO, "read cap of %" PRIu64 " bytes reached", x->h->o.max_total_bytes);
-	x->cap_left -= len;
-	x->received += len;
+	x->cap_left -= charged;
+	x->received += charged;
 	x->stats->bytes_fetched += len;
 	if (x->status >= 300)
 		return x->received > ERROR_BODY_MAX ? 0 : len;
@@ -403,18 +426,29 @@ static size_t on_body(char *data, size_t size, size_t n, void *ud)
 
 /* Statuses in user words. 401 and 403 are what Hugging Face answers for a
  * gated or private repository (and for a token it refuses). */
-static int http_error(const char *name, long status, bool token_sent, cr_error *err)
+static int http_error(const char *name, long status, bool token_sent, const char *retry_after,
+		      cr_error *err)
 {
 	switch (status) {
 	case 401:
 	case 403:
+		/* The token only goes to the Hugging Face endpoint (the CLI's
+		 * choice), so only a sent token can be blamed; without one, the
+		 * CLI adds the HF_TOKEN hint for Hugging Face URLs. */
 		if (token_sent)
 			return cr_seterr(err, CR_ERR_IO,
 					 "%s: HTTP %ld: gated or private repository: the token was refused (check HF_TOKEN; for a gated model, accept its license on the model page)",
 					 name, status);
-		return cr_seterr(err, CR_ERR_IO,
-				 "%s: HTTP %ld: gated or private repository: set HF_TOKEN (or log in with huggingface-cli)",
-				 name, status);
+		return cr_seterr(err, CR_ERR_IO, "%s: HTTP %ld: access denied (no credentials were sent)", name,
+				 status);
+	case 429:
+		/* Retry-After: delta-seconds or an HTTP-date (RFC 9110 10.2.3). */
+		if (retry_after && *retry_after)
+			return cr_seterr(err, CR_ERR_IO, "%s: HTTP 429: too many requests; the server asks to retry %s%s%s",
+					 name, strspn(retry_after, "0123456789") == strlen(retry_after) ? "in " : "after ",
+					 retry_after,
+					 strspn(retry_after, "0123456789") == strlen(retry_after) ? " s" : "");
+		return cr_seterr(err, CR_ERR_IO, "%s: HTTP 429: too many requests; retry later", name);
 	case 404:
 		return cr_seterr(err, CR_ERR_NOTFOUND, "%s: HTTP 404: file or repository not found", name);
 	case 416:
@@ -504,6 +538,23 @@ static int curl_error(const char *name, CURLcode cc, const char *detail, const h
 	return cr_seterr(err, CR_ERR_IO, "%s: %s", name, what);
 }
 
+/* Failures that are about the answer rather than the transport, which
+ * libcurl reports with codes that would read wrong (an HTTP/0.9 answer is
+ * "unsupported protocol", like a refused redirect; headers over libcurl's
+ * CURL_MAX_HTTP_HEADER of 100 KiB are "out of memory"). 0 when none. */
+static int answer_error(const char *name, CURLcode cc, const char *detail, const xfer *x, cr_error *err)
+{
+	const char *d = detail && *detail ? detail : curl_easy_strerror(cc);
+
+	if ((cc == CURLE_UNSUPPORTED_PROTOCOL && !is_redirect(x->resp_status)) || cc == CURLE_WEIRD_SERVER_REPLY)
+		return cr_seterr(err, CR_ERR_IO, "%s: the answer is not an HTTP response (%s)", name, d);
+	if (cc == CURLE_OUT_OF_MEMORY && !x->checked)
+		return cr_seterr(err, CR_ERR_IO,
+				 "%s: the response headers were refused: a header line longer than libcurl's 100 KiB, or out of memory",
+				 name);
+	return 0;
+}
+
 /* An If-None-Match value must not smuggle a header line. */
 static bool header_safe(const char *v)
 {
@@ -527,6 +578,7 @@ static int perform(cr_source *src, http_impl *h, const char *url, bool send_toke
 	CURL *c = h->curl;
 	CURLcode cc;
 	long timeout_ms = h->o.max_time_s > 0 ? h->o.max_time_s * 1000 : 0;
+	int rc;
 
 	x->h = h;
 	x->stats = &src->stats;
@@ -603,13 +655,15 @@ static int perform(cr_source *src, http_impl *h, const char *url, bool send_toke
 		return cr_seterr(err, x->fail, "%s: %s", src->name, x->why);
 	if (x->not_modified)
 		return CR_OK;
+	if (cc != CURLE_OK && !(cc == CURLE_WRITE_ERROR && x->done) && (rc = answer_error(src->name, cc, ebuf, x, err)))
+		return rc;
 	if (cc != CURLE_OK && !(cc == CURLE_WRITE_ERROR && x->done)) {
 		curl_easy_getinfo(c, CURLINFO_CONNECT_TIME, &connect_s);
 		return curl_error(src->name, cc, ebuf, h, connect_s, err);
 	}
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &x->status);
 	if (x->status >= 300 || x->status < 200)
-		return http_error(src->name, x->status, x->token_sent, err);
+		return http_error(src->name, x->status, x->token_sent, x->retry_after, err);
 	/* Short bodies are judged by the caller, which knows what it needs. */
 	return CR_OK;
 }
@@ -667,11 +721,29 @@ static int http_read(cr_source *src, uint64_t off, void *buf, size_t len, cr_err
 	memset(&x, 0, sizeof(x));
 	x.ranged = true;
 	if (off <= h->cache_len) {
-		/* Extend the prefix cache by exactly the missing bytes. */
-		uint64_t want = off + len - h->cache_len;
-		unsigned char *nc = realloc(h->cache, (size_t)(off + len));
+		/* Extend the prefix cache by the missing bytes. From a server
+		 * that ignores Range (each request sends the file from byte 0
+		 * again) read ahead to twice the cache, so that a header of N
+		 * bytes takes about log2(N / first range) requests and fewer
+		 * than 4N bytes (each request ends at least twice as far as the
+		 * last, the last below 2N), instead of one request per
+		 * extension. */
+		uint64_t end = off + len, want;
+		unsigned char *nc;
 
-		if (!nc)
+		if (h->no_range && 2 * (uint64_t)h->cache_len > end) {
+			end = 2 * (uint64_t)h->cache_len;
+			if (end > src->size)
+				end = src->size > off + len ? src->size : off + len;
+			/* and no further than the cap lets it keep */
+			if (h->o.max_total_bytes > h->received &&
+			    end - h->cache_len > h->o.max_total_bytes - h->received)
+				end = h->cache_len + (h->o.max_total_bytes - h->received);
+			if (end < off + len)
+				end = off + len;
+		}
+		want = end - h->cache_len;
+		if (!(nc = realloc(h->cache, (size_t)end)))
 			return cr_seterr(err, CR_ERR_NOMEM, "%s: out of memory", src->name);
 		h->cache = nc;
 		x.start = h->cache_len;
@@ -679,10 +751,12 @@ static int http_read(cr_source *src, uint64_t off, void *buf, size_t len, cr_err
 		x.dst = h->cache + h->cache_len;
 		if ((rc = fetch(src, h, &x, err)))
 			return rc;
+		if (x.status == 200)
+			h->no_range = true;
 		if (x.got != want)
 			return cr_seterr(err, CR_ERR_IO, "%s: the body ended after %" PRIu64 " of %" PRIu64 " bytes",
 					 src->name, x.got, want);
-		h->cache_len = (size_t)(off + len);
+		h->cache_len = (size_t)end;
 		memcpy(buf, h->cache + off, len);
 		return CR_OK;
 	}
@@ -726,10 +800,13 @@ static int new_http(const char *url, const cr_http_opts *opts, cr_source **out, 
 	int rc;
 
 	*out = NULL;
-	if (!is_http(url))
-		return cr_seterr(err, CR_ERR_INVALID, "%s: not an http:// or https:// URL", url);
 	if (!(name = cr_http_display_url(url)))
 		return cr_seterr(err, CR_ERR_NOMEM, "out of memory");
+	if (!is_http(url)) {
+		rc = cr_seterr(err, CR_ERR_INVALID, "%s: not an http:// or https:// URL", name);
+		free(name);
+		return rc;
+	}
 	rc = cr_source_alloc(name, &http_ops, &s, err);
 	free(name);
 	if (rc)
@@ -738,8 +815,9 @@ static int new_http(const char *url, const cr_http_opts *opts, cr_source **out, 
 	s->impl = h;
 	if (!h || !(h->url = strdup(url)) || !(h->curl = curl_easy_init()) ||
 	    (opts && opts->bearer_token && !(h->token = strdup(opts->bearer_token)))) {
+		rc = cr_seterr(err, CR_ERR_NOMEM, "%s: cannot start a transfer", s->name);
 		cr_source_free(s);
-		return cr_seterr(err, CR_ERR_NOMEM, "%s: cannot start a transfer", url);
+		return rc;
 	}
 	h->o = opts ? *opts : defaults;
 	h->o.bearer_token = NULL;
@@ -778,8 +856,9 @@ int cr_http_open(const char *url, const cr_http_opts *opts, cr_http_cond *cond, 
 	if (x.len > h->o.max_total_bytes)
 		x.len = h->o.max_total_bytes;
 	if (!(h->cache = malloc((size_t)x.len))) {
+		rc = cr_seterr(err, CR_ERR_NOMEM, "%s: out of memory", s->name);
 		cr_source_free(s);
-		return cr_seterr(err, CR_ERR_NOMEM, "%s: out of memory", url);
+		return rc;
 	}
 	x.dst = h->cache;
 	rc = perform(s, h, h->url, true, &x, err);
@@ -810,6 +889,7 @@ int cr_http_open(const char *url, const cr_http_opts *opts, cr_http_cond *cond, 
 		return rc;
 	}
 	h->cache_len = (size_t)x.got;
+	h->no_range = x.status == 200;
 	memcpy(h->etag, x.resp_etag, sizeof(h->etag));
 	if (cond)
 		snprintf(cond->etag, sizeof(cond->etag), "%s", x.linked_etag[0] ? x.linked_etag : x.resp_etag);

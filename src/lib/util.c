@@ -1,5 +1,7 @@
 #include "util.h"
 
+#include "clefrun/text.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -13,10 +15,19 @@ int cr_seterr_(cr_error *err, int status, const char *fmt, ...)
 	va_list ap;
 
 	if (err) {
+		char raw[2 * sizeof(err->message)];
+		int n;
+
 		err->status = status;
 		va_start(ap, fmt);
-		vsnprintf(err->message, sizeof(err->message), fmt, ap);
+		n = vsnprintf(raw, sizeof(raw), fmt, ap);
 		va_end(ap);
+		/* Messages carry names from files and servers (GGUF strings,
+		 * listing paths, URLs): no control byte or invalid UTF-8 may
+		 * reach the terminal that shows them (text.h). */
+		if (n < 0)
+			raw[0] = '\0';
+		(void)cr_text_safe(raw, strlen(raw), CR_TEXT_DISPLAY, err->message, sizeof(err->message));
 	}
 	return status;
 }

@@ -13,6 +13,32 @@
 #include "clefrun/clefrun.h"
 #include "fuzz.h"
 
+/* The shape and the sizes the reader derived from it, recomputed in 128
+ * bits so that a wrapped 64-bit product cannot agree by accident: the
+ * element count is the product of the dimensions, the byte count ggml's
+ * ne[0] / block x block bytes x ne[1] x ne[2] x ne[3], and both fit 64 bits. */
+static void check_shape(const cr_gguf_tensor *t)
+{
+	__extension__ typedef unsigned __int128 u128;
+	uint32_t block = 0, bsize = 0;
+	u128 elems = 1, bytes;
+
+	FUZZ_CHECK(cr_ggml_type_size(t->type, &block, &bsize) == 0 && block && bsize);
+	for (uint32_t d = 0; d < CR_GGUF_MAX_DIMS; d++) {
+		FUZZ_CHECK(d < t->n_dims || t->dims[d] == 1);
+		elems *= t->dims[d];
+		FUZZ_CHECK(elems <= UINT64_MAX);
+	}
+	FUZZ_CHECK(t->dims[0] % block == 0);
+	bytes = (u128)(t->dims[0] / block) * bsize;
+	for (uint32_t d = 1; d < CR_GGUF_MAX_DIMS; d++) {
+		bytes *= t->dims[d];
+		FUZZ_CHECK(bytes <= UINT64_MAX);
+	}
+	FUZZ_CHECK((u128)t->n_elements == elems);
+	FUZZ_CHECK((u128)t->bytes == bytes);
+}
+
 static void exercise_kv(const cr_gguf *g, size_t i)
 {
 	const char *key = cr_gguf_kv_key(g, i);
@@ -101,7 +127,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (cr_gguf_load(s, &o, &g, &err) == 0) {
 		cr_gguf_model *gm = malloc(sizeof(*gm));
 		const cr_gguf *parts[2] = { g, g };
-		uint64_t sum = 0;
+		uint64_t sum = 0, params = 0;
 
 		/* The data section starts at the next multiple of the alignment,
 		 * which may lie past the end of a file without tensor data. */
@@ -118,13 +144,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FUZZ_CHECK(t && t->name && t->n_dims <= CR_GGUF_MAX_DIMS);
 			FUZZ_CHECK(cr_gguf_find_tensor(g, t->name) == t);
 			FUZZ_CHECK(cr_ggml_type_name(t->type) != NULL);
+			check_shape(t);
 			if (!o.allow_truncated)
 				FUZZ_CHECK(cr_gguf_data_offset(g) + t->offset + t->bytes <= size);
+			FUZZ_CHECK(t->bytes <= UINT64_MAX - sum && t->n_elements <= UINT64_MAX - params);
 			sum += t->bytes;
+			params += t->n_elements;
 		}
 		FUZZ_CHECK(cr_gguf_tensor_at(g, cr_gguf_tensor_count(g)) == NULL);
 		FUZZ_CHECK(cr_gguf_tensor_bytes(g) == sum);
-		(void)cr_gguf_param_count(g);
+		FUZZ_CHECK(cr_gguf_param_count(g) == params);
 		for (uint32_t t = 0; t <= CR_GGML_TYPE_COUNT; t++)
 			(void)cr_gguf_type_bytes(g, t);
 		if (gm) {
@@ -134,6 +163,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				if (cr_gguf_to_model(parts, n, gm, &err) == 0) {
 					FUZZ_CHECK(gm->model.n_layers >= 1 &&
 						   gm->model.n_layers <= CR_MAX_LAYERS);
+					/* n copies of one header: n times its sums. */
+					FUZZ_CHECK(gm->model.params == params * n);
+					FUZZ_CHECK(gm->weights_bytes == sum * n);
+					FUZZ_CHECK(gm->model.active_params <= gm->model.params);
 					estimate(gm);
 				}
 			}

@@ -24,6 +24,11 @@ Paths (NAME is a file under --root):
   /drip/RATE/NAME          /files/NAME at RATE bytes/s (a tenth every 0.1 s): at
                            1100, the rate that held a user for 539 s, above the
                            low-speed floor: only a time limit stops it
+  /badtotal/NAME           206 whose Content-Range names a total of 100 bytes
+  /retry/N                 429 with "Retry-After: N"
+  /raw/WHAT                not HTTP: "http09" answers a body without a status
+                           line, "garbage" a status line of nonsense,
+                           "bigheader" a header line of 1 MiB
   /status/CODE             answers CODE (401, 403, 404, 416, 500, ...)
   /redirect/N/NAME         N redirects, then /files/NAME
   /loop                    redirects to itself
@@ -135,7 +140,8 @@ class Handler(BaseHTTPRequestHandler):
                 body = f.read(end - start + 1)
                 status = 206
                 shown = start + 7 if mode == "badrange" else start
-                headers = {"Content-Range": "bytes %d-%d/%d" % (shown, shown + len(body) - 1, size)}
+                total = 100 if mode == "badtotal" else size
+                headers = {"Content-Range": "bytes %d-%d/%d" % (shown, shown + len(body) - 1, total)}
             else:
                 body = f.read()
                 status, headers = 200, {}
@@ -233,7 +239,9 @@ class Handler(BaseHTTPRequestHandler):
                 out.append({"type": "file", "oid": "0" * 40, "size": size, "path": rel,
                             "lfs": {"oid": "1" * 64, "size": size, "pointerSize": 134}})
         out.append({"type": "directory", "oid": "2" * 40, "size": 0, "path": "sub"})
-        body = json.dumps(out).encode()
+        # File names are sent as they are on disk, bytes that are not UTF-8
+        # included (a hostile listing): surrogateescape gives them back.
+        body = json.dumps(out, ensure_ascii=False).encode("utf-8", "surrogateescape")
         etag = 'W/"%x"' % (zlib.crc32(body))
         if self.not_modified(etag):
             return None
@@ -245,13 +253,27 @@ class Handler(BaseHTTPRequestHandler):
         m = re.fullmatch(r"https?://[^/]+(/.*)", path)
         if m:  # a proxy request
             path = m.group(1)
-        m = re.fullmatch(r"/(files|noetag|changing|norange|badrange|truncated|slow)/(.+)", path)
+        m = re.fullmatch(r"/(files|noetag|changing|norange|badrange|badtotal|truncated|slow)/(.+)", path)
         if m:
             mode = {"files": "normal"}.get(m.group(1), m.group(1))
             return self.serve_file(m.group(2), mode)
         m = re.fullmatch(r"/drip/(\d+)/(.+)", path)
         if m:
             return self.serve_file(m.group(2), "drip", int(m.group(1)))
+        m = re.fullmatch(r"/retry/(\d+)", path)
+        if m:
+            return self.send_plain(429, b"slow down\n", {"Retry-After": m.group(1)})
+        m = re.fullmatch(r"/raw/(http09|garbage|bigheader)", path)
+        if m:
+            raw = {"http09": b"GGUF and no status line\r\n",
+                   "garbage": b"HTTP/1.1 abc nonsense\r\n\r\n",
+                   "bigheader": b"HTTP/1.1 200 OK\r\nX-Big: " + b"x" * (1 << 20) + b"\r\n\r\n"}[m.group(1)]
+            self.close_connection = True
+            try:
+                self.wfile.write(raw)
+            except OSError:
+                pass
+            return self.record(0, len(raw))
         m = re.fullmatch(r"/status/(\d+)", path)
         if m:
             return self.send_plain(int(m.group(1)), b"status\n")

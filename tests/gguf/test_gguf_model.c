@@ -16,6 +16,7 @@
 
 #include "clefrun/clefrun.h"
 #include "gguf_build.h"
+#include "unit.h"
 
 #define FIX CLEFRUN_GGUF_FIXTURES
 
@@ -458,6 +459,180 @@ static void test_mapping_errors(void **state)
 	gb_free(&b);
 }
 
+/* ---- metadata against tensor shapes ------------------------------------------ */
+
+typedef struct kvp {
+	const char *key; /* without the "ARCH." prefix */
+	uint32_t v;
+} kvp;
+
+/* One layer of llama.cpp shapes (hidden 64, 4 heads of 16, 2 KV heads,
+ * feed-forward 128, vocabulary 100; with experts: 8 of 32), its keys
+ * overridden or extended by `over`. */
+static void shaped(gb *b, const char *arch, bool experts, const kvp *over, size_t n_over)
+{
+	kvp keys[16] = {
+		{ "block_count", 1 }, { "embedding_length", 64 }, { "context_length", 4096 },
+		{ "attention.head_count", 4 }, { "attention.head_count_kv", 2 },
+		{ "feed_forward_length", 128 }, { "vocab_size", 100 },
+	};
+	size_t nk = 7, nt = experts ? 7 : 5;
+	uint64_t off = 0;
+	static const struct {
+		const char *name;
+		uint64_t d0, d1, d2;
+		bool expert;
+	} tensors[] = {
+		{ "token_embd.weight", 64, 100, 0, false },   { "blk.0.attn_q.weight", 64, 64, 0, false },
+		{ "blk.0.attn_k.weight", 64, 32, 0, false },  { "blk.0.attn_v.weight", 64, 32, 0, false },
+		{ "blk.0.ffn_up.weight", 64, 128, 0, false }, { "blk.0.ffn_gate_inp.weight", 64, 8, 0, true },
+		{ "blk.0.ffn_up_exps.weight", 64, 32, 8, true },
+	};
+
+	if (experts) {
+		keys[nk++] = (kvp){ "expert_count", 8 };
+		keys[nk++] = (kvp){ "expert_used_count", 2 };
+		keys[nk++] = (kvp){ "expert_feed_forward_length", 32 };
+	}
+	for (size_t i = 0; i < n_over; i++) {
+		size_t k = 0;
+
+		while (k < nk && strcmp(keys[k].key, over[i].key) != 0)
+			k++;
+		keys[k] = over[i];
+		if (k == nk)
+			nk++;
+	}
+	gb_init(b);
+	gb_header(b, 3, nt, nk + 1);
+	gb_kv_str(b, "general.architecture", arch);
+	for (size_t i = 0; i < nk; i++) {
+		char key[96];
+
+		snprintf(key, sizeof(key), "%s.%s", arch, keys[i].key);
+		gb_kv_u32(b, key, keys[i].v);
+	}
+	for (size_t i = 0; i < sizeof(tensors) / sizeof(tensors[0]); i++) {
+		uint64_t d[3] = { tensors[i].d0, tensors[i].d1, tensors[i].d2 };
+
+		if (tensors[i].expert && !experts)
+			continue;
+		gb_tensor(b, tensors[i].name, d[2] ? 3 : 2, d, 0, off);
+		off += (d[0] * d[1] * (d[2] ? d[2] : 1) * 4 + 31) / 32 * 32;
+	}
+	gb_pad(b, 32);
+}
+
+/* Keys that disagree with the tensors that carry them are refused, naming
+ * both (the issue's absurd hyperparameters), and so are the head sizes
+ * that cannot be derived, with the key at fault. */
+static void test_keys_against_shapes(void **state)
+{
+	static const struct {
+		const char *name, *arch;
+		bool experts;
+		kvp over[2];
+		size_t n_over;
+		const char *msg; /* NULL: maps */
+	} rows[] = {
+		{ "llama as built", "llama", false, { { NULL, 0 } }, 0, NULL },
+		{ "moe as built", "qwen3moe", true, { { NULL, 0 } }, 0, NULL },
+		{ "embedding_length 1e9", "llama", false, { { "embedding_length", 1000000000 } }, 1,
+		  "m.gguf: llama.embedding_length is 1000000000, but tensor token_embd.weight is [64, 100] (dimension 0 is 64)" },
+		{ "feed_forward_length 2^32-1", "llama", false, { { "feed_forward_length", 4294967295u } }, 1,
+		  "m.gguf: llama.feed_forward_length is 4294967295 in layer 0, but tensor blk.0.ffn_up.weight is [64, 128] (dimension 1 is 128)" },
+		{ "key_length 2^31", "llama", false, { { "attention.key_length", 2147483648u } }, 1,
+		  "m.gguf: head size 2147483648 (llama.attention.key_length) x 4 heads (llama.attention.head_count) is 8589934592, but tensor blk.0.attn_q.weight is [64, 64] (dimension 1 is 64)" },
+		{ "value_length 64", "llama", false, { { "attention.value_length", 64 } }, 1,
+		  "m.gguf: head size 64 (llama.attention.value_length) x 2 KV heads (llama.attention.head_count_kv) is 128, but tensor blk.0.attn_v.weight is [64, 32] (dimension 1 is 32)" },
+		{ "vocab_size 2^32-1", "llama", false, { { "vocab_size", 4294967295u } }, 1,
+		  "m.gguf: llama.vocab_size is 4294967295, but tensor token_embd.weight is [64, 100] (dimension 1 is 100)" },
+		{ "head_count_kv 1000 of 4", "llama", false, { { "attention.head_count_kv", 1000 } }, 1,
+		  "m.gguf: llama.attention.head_count_kv is 1000 in layer 0, above llama.attention.head_count 4 (KV heads are shared by query heads)" },
+		{ "head_count_kv 0", "llama", false, { { "attention.head_count_kv", 0 } }, 1,
+		  "m.gguf: head size 16 (llama.embedding_length / head_count) x 0 KV heads (llama.attention.head_count_kv) is 0, but tensor blk.0.attn_k.weight is [64, 32] (dimension 1 is 32)" },
+		{ "expert_count 2^31", "qwen3moe", true, { { "expert_count", 2147483648u } }, 1,
+		  "m.gguf: qwen3moe.expert_count is 2147483648, but tensor blk.0.ffn_gate_inp.weight is [64, 8] (dimension 1 is 8)" },
+		{ "expert_feed_forward_length", "qwen3moe", true, { { "expert_feed_forward_length", 4096 } }, 1,
+		  "m.gguf: qwen3moe.expert_feed_forward_length is 4096, but tensor blk.0.ffn_up_exps.weight is [64, 32, 8] (dimension 1 is 32)" },
+		{ "experts without expert tensors", "llama", false, { { "expert_count", 2147483648u }, { "expert_used_count", 2 } }, 2,
+		  "m.gguf: llama.expert_count is 2147483648, but no tensor holds experts (*_exps)" },
+		/* The messages that used to blame key_length for all three. */
+		{ "value_length 0", "llama", false, { { "attention.value_length", 0 } }, 1,
+		  "m.gguf: llama.attention.value_length is 0, but layer 0 has 2 KV heads" },
+		{ "key_length 0", "llama", false, { { "attention.key_length", 0 } }, 1,
+		  "m.gguf: llama.attention.key_length is 0, but layer 0 has 2 KV heads" },
+		{ "head_count 0", "llama", false, { { "attention.head_count", 0 } }, 1,
+		  "m.gguf: llama.attention.head_count is 0 or missing, but layer 0 has 2 KV heads: no llama.attention.key_length and no head count to derive it from (embedding_length / head_count)" },
+	};
+	bool ok = true;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		gb b;
+		cr_gguf_model gm;
+		cr_error err = { 0, "" };
+		int rc;
+
+		shaped(&b, rows[i].arch, rows[i].experts, rows[i].over, rows[i].n_over);
+		rc = map_mem(&b, &gm, &err);
+		if (rows[i].msg)
+			ok &= unit_check_error(rows[i].name, rc, &err, CR_ERR_INVALID, rows[i].msg);
+		else if (rc) {
+			print_error("row \"%s\": %s\n", rows[i].name, err.message);
+			ok = false;
+		}
+		gb_free(&b);
+	}
+	assert_true(ok);
+}
+
+/* Recurrent state from four 32-bit keys: checked against ssm_conv1d, and
+ * the estimator's product saturates instead of wrapping to a small state. */
+static void test_ssm_keys(void **state)
+{
+	static const char key[] = "qwen35.ssm.group_count";
+	char path[512];
+	FILE *f;
+	long n;
+	unsigned char *buf, *at;
+	gb b;
+	cr_gguf_model gm;
+	cr_error err = { 0, "" };
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/qwen3.5-9b.hdr.gguf", FIX);
+	assert_non_null(f = fopen(path, "rb"));
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	rewind(f);
+	assert_non_null(buf = malloc((size_t)n));
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	at = NULL;
+	for (long i = 0; !at && i + (long)sizeof(key) < n; i++)
+		if (memcmp(buf + i, key, sizeof(key) - 1) == 0)
+			at = buf + i;
+	assert_non_null(at);
+	at += sizeof(key) - 1;
+	assert_int_equal(at[0], 4); /* uint32 */
+	memset(at + 4, 0xff, 4);    /* group_count 2^32 - 1 */
+	b.p = buf;
+	b.len = b.cap = (size_t)n;
+	assert_int_equal(map_mem(&b, &gm, &err), CR_ERR_INVALID);
+	assert_string_equal(err.message,
+			    "m.gguf: qwen35.ssm.inner_size 4096 + 2 x qwen35.ssm.group_count 4294967295 x qwen35.ssm.state_size 128 "
+			    "is 1099511631616, but tensor blk.0.ssm_conv1d.weight is [4, 8192] (dimension 1 is 8192)");
+	free(buf);
+
+	map_fixture("qwen3.5-9b.hdr.gguf", &gm);
+	assert_true(cr_estimate_state_bytes(&gm.model, &o) < (64ull << 20));
+	gm.model.linear.k_heads = UINT32_MAX;
+	gm.model.linear.k_head_dim = UINT32_MAX;
+	assert_int_equal(cr_estimate_state_bytes(&gm.model, &o), UINT64_MAX);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -470,6 +645,8 @@ int main(void)
 		cmocka_unit_test(test_per_layer_kv_heads),
 		cmocka_unit_test(test_split_parts),
 		cmocka_unit_test(test_mapping_errors),
+		cmocka_unit_test(test_keys_against_shapes),
+		cmocka_unit_test(test_ssm_keys),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

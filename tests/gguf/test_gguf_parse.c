@@ -582,6 +582,41 @@ static void test_param_count_overflow(void **state)
 	gb_free(&b);
 }
 
+/* A 1-D tensor of 2^62 + 32 F32 elements: the element count fits 63 bits
+ * but its row size (elements / block x type size) does not fit 64; it used
+ * to wrap to 128 bytes and the header was accepted. Refused with and
+ * without the data (F16 and block types, at most 2.125 bytes per element,
+ * cannot overflow in one dimension below 2^63). */
+static void test_row_size_overflow(void **state)
+{
+	static const struct {
+		uint32_t type;
+		uint64_t dim0;
+	} rows[] = {
+		{ 0, (1ull << 62) + 32 },  /* F32: 4 bytes per element */
+		{ 26, 1ull << 62 },        /* I32: 4 bytes per element */
+		{ 28, (1ull << 61) + 1 },  /* F64: 8 bytes per element */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		for (int truncated = 0; truncated < 2; truncated++) {
+			gb b;
+			cr_gguf_opts o = CR_GGUF_OPTS_INIT;
+			uint64_t d[1] = { rows[i].dim0 };
+
+			o.allow_truncated = truncated;
+			gb_init(&b);
+			gb_header(&b, 3, 1, 0);
+			gb_tensor(&b, "t", 1, d, rows[i].type, 0); /* info at 24 */
+			gb_pad(&b, 32);
+			gb_zeros(&b, 128);
+			expect_fail(&b, &o, CR_ERR_PARSE, "mem: byte 24: tensor 't': size overflows 64 bits");
+			gb_free(&b);
+		}
+	}
+}
+
 static void test_architecture_key(void **state)
 {
 	gb b;
@@ -877,6 +912,7 @@ int main(void)
 		cmocka_unit_test(test_tensor_names),
 		cmocka_unit_test(test_overlap),
 		cmocka_unit_test(test_param_count_overflow),
+		cmocka_unit_test(test_row_size_overflow),
 		cmocka_unit_test(test_architecture_key),
 		cmocka_unit_test(test_header_limit),
 		cmocka_unit_test(test_every_truncation),

@@ -142,6 +142,53 @@ static void test_tree(void **state)
 	assert_string_equal(err.message, "t: a.gguf: expected a file size");
 }
 
+/* A listing that names a file (or a split part) more than once lists it
+ * once and counts its size once; a directory of the same name (first
+ * here) hides nothing. */
+static void test_tree_duplicates(void **state)
+{
+	static const char json[] =
+		"[{\"type\":\"directory\",\"path\":\"M-Q4_K_M.gguf\",\"size\":0},"
+		"{\"type\":\"file\",\"path\":\"M-Q4_K_M.gguf\",\"size\":7},"
+		"{\"type\":\"file\",\"path\":\"M-BF16-00001-of-00002.gguf\",\"size\":4},"
+		"{\"type\":\"file\",\"path\":\"M-Q4_K_M.gguf\",\"size\":7},"
+		"{\"type\":\"file\",\"path\":\"M-BF16-00002-of-00002.gguf\",\"size\":5},"
+		"{\"type\":\"file\",\"path\":\"M-BF16-00002-of-00002.gguf\",\"size\":5},"
+		"{\"type\":\"file\",\"path\":\"M-Q4_K_M.gguf\",\"size\":9},"
+		"{\"type\":\"file\",\"path\":\"M-BF16-00001-of-00002.gguf\",\"size\":4}]";
+	cr_hf_entry *e;
+	size_t n;
+	cr_error err = { 0, "" };
+
+	(void)state;
+	assert_int_equal(cr_hf_parse_tree(json, strlen(json), "t", &e, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(e[0].path, "M-Q4_K_M.gguf");
+	assert_int_equal(e[0].size, 7); /* the first of the three */
+	assert_string_equal(e[1].path, "M-BF16-00001-of-00002.gguf");
+	assert_int_equal(e[1].size, 9);
+	assert_int_equal(e[1].parts, 2);
+	free(e);
+}
+
+/* Nesting past cJSON's limit is named as such, not as a syntax error. */
+static void test_tree_too_deep(void **state)
+{
+	char buf[3000];
+	cr_hf_entry *e;
+	size_t n;
+	cr_error err = { 0, "" };
+
+	(void)state;
+	memset(buf, '[', sizeof(buf));
+	assert_int_equal(cr_hf_parse_tree(buf, sizeof(buf), "t", &e, &n, &err), CR_ERR_PARSE);
+	assert_string_equal(err.message, "t: JSON nested deeper than 1000 levels at byte 1000");
+	/* 999 levels and a syntax error: still a syntax error. */
+	memset(buf + 999, 'x', 10);
+	assert_int_equal(cr_hf_parse_tree(buf, 1009, "t", &e, &n, &err), CR_ERR_PARSE);
+	assert_string_equal(err.message, "t: invalid JSON at byte 999");
+}
+
 static void test_token_file(void **state)
 {
 	char path[] = "/tmp/clefrun-token-XXXXXX";
@@ -173,6 +220,8 @@ int main(void)
 		cmocka_unit_test(test_urls),
 		cmocka_unit_test(test_guess_quant),
 		cmocka_unit_test(test_tree),
+		cmocka_unit_test(test_tree_duplicates),
+		cmocka_unit_test(test_tree_too_deep),
 		cmocka_unit_test(test_token_file),
 	};
 

@@ -178,8 +178,9 @@ try:
 
         rc, out, err = run("hf:gated/tiny/tiny-llama.gguf", env=hf)
         check("gated without token", rc == 1 and err ==
-              f"clefrun: {base}/gated/tiny/resolve/main/tiny-llama.gguf: HTTP 401: gated or private "
-              "repository: set HF_TOKEN (or log in with huggingface-cli)\n", err)
+              f"clefrun: {base}/gated/tiny/resolve/main/tiny-llama.gguf: HTTP 401: access denied (no credentials "
+              "were sent)\nclefrun: (a gated or private repository: set HF_TOKEN, or log in with huggingface-cli)\n",
+              err)
 
         rc, out, err = run("hf:gated/tiny/tiny-llama.gguf", env=dict(hf, HF_TOKEN="not-the-token"))
         check("gated with a refused token", rc == 1 and "the token was refused" in err
@@ -217,12 +218,20 @@ try:
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                 env=environment())
         for path, want in (
-                ("/status/401", "HTTP 401: gated or private repository: set HF_TOKEN (or log in with huggingface-cli)"),
-                ("/status/403", "HTTP 403: gated or private repository: set HF_TOKEN (or log in with huggingface-cli)"),
+                # Not Hugging Face: no token is ever sent here, so no HF_TOKEN hint.
+                ("/status/401", "HTTP 401: access denied (no credentials were sent)"),
+                ("/status/403", "HTTP 403: access denied (no credentials were sent)"),
+                ("/retry/120", "HTTP 429: too many requests; the server asks to retry in 120 s"),
+                ("/raw/http09", "the answer is not an HTTP response (Received HTTP/0.9 when not allowed)"),
+                ("/raw/bigheader", "the response headers were refused: a header line longer than libcurl's "
+                                   "100 KiB, or out of memory"),
+                ("/badtotal/tiny-llama.gguf", "HTTP 206 with Content-Range bytes 0-82911/100 for a request of "
+                                              "bytes 0-262143: it ends past the total size it gives"),
                 ("/status/404", "HTTP 404: file or repository not found"),
                 ("/status/500", "HTTP 500: server error"),
                 ("/status/416", "HTTP 416: range not satisfiable (the file is shorter than its header says)"),
-                ("/badrange/tiny-llama.gguf", "HTTP 206 with Content-Range bytes 7-82918 for a request of bytes 0-262143"),
+                ("/badrange/tiny-llama.gguf", "HTTP 206 with Content-Range bytes 7-82918/82912 for a request of "
+                                              "bytes 0-262143: it starts elsewhere"),
                 ("/loop", "too many redirects"),
                 ("/tofile", "a redirect to a non-HTTP(S) URL was refused"),
                 ("/files/count.gguf", "byte 8: tensor count 1099511627776 is above the limit of 65536"),
@@ -365,6 +374,121 @@ try:
         err = slow.stderr.read()
         check("slow drip times out", rc_slow == 1 and err ==
               f"clefrun: {base}/slow/tiny-llama.gguf: timed out (less than 1024 bytes/s for 20 s)\n", err)
+    finally:
+        srv.terminate()
+        srv.wait(timeout=10)
+finally:
+    shutil.rmtree(root, ignore_errors=True)
+
+# ---- strangers' text: escapes, UTF-8, credentials (docs/security.md 14, 15) ---------
+
+def shown_safely(name, raw, fmt):
+    """Output that cannot drive a terminal: valid UTF-8, no C0 control but
+    the layout's own (newline; CR in CSV; tab in JSON), no DEL, no C1, no
+    line separator or bidirectional override."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return check(name, False, "not UTF-8: %s" % e)
+    layout = {"json": "\n\t", "csv": "\n\r"}.get(fmt, "\n")
+    bad = sorted({hex(ord(c)) for c in text if (ord(c) < 0x20 and c not in layout) or 0x7f <= ord(c) <= 0x9f
+                  or ord(c) in (0x2028, 0x2029) or 0x202a <= ord(c) <= 0x202e or 0x2066 <= ord(c) <= 0x2069})
+    check(name, not bad, bad)
+    return text
+
+
+def run_bytes(*args, env=None):
+    p = subprocess.run([CLEFRUN, *args], capture_output=True, env=environment(env), timeout=60)
+    return p.returncode, p.stdout, p.stderr
+
+
+HOSTILE = fixture("hostile-names.hdr.gguf")
+NAME = "Evil\x1b]0;pwned\x07\x1b[2J\nclefrun: forged line \ufffd\ufffd \x9b31m \x7f \u202eend"
+for cmd in (["check", "--model", HOSTILE, "--header-only", "--rig", "rtx4090"],
+            ["check", "--model", HOSTILE, "--header-only", "--rig", "rtx4090", "--explain"],
+            ["inspect", HOSTILE, "--header-only"]):
+    for fmt in ("table", "json", "csv", "markdown"):
+        rc, out, err = run_bytes(*cmd, "--format", fmt)
+        what = "hostile names: %s %s" % (" ".join(cmd[:1] + cmd[-1:]), fmt)
+        check(what + ": exit", rc == 0, err)
+        text = shown_safely(what + ": stdout", out, fmt)
+        shown_safely(what + ": stderr", err, "table")
+        if fmt == "json" and text:
+            j = json.loads(text)
+            got = j.get("model_info", j.get("model", {})).get("name")
+            # JSON keeps every character (as an escape); only the bytes that
+            # are not UTF-8 became U+FFFD.
+            check(what + ": name round-trips", got == NAME, repr(got))
+        elif text:
+            check(what + ": name escaped", "Evil\\x1b]0;pwned\\x07\\x1b[2J\\x0aclefrun" in text
+                  or "--explain" in cmd or fmt == "csv" and cmd[0] == "check", text[:300])
+
+rc, out, err = run_bytes("inspect", b"/nonexistent/\x1b]0;pwned\x07\xff.gguf")
+text = shown_safely("escaped path in a message", err, "table")
+check("escaped path in a message: text", rc == 1 and text ==
+      "clefrun: /nonexistent/\\x1b]0;pwned\\x07\ufffd.gguf: No such file or directory\n", text)
+
+root = tempfile.mkdtemp(prefix="clefrun-strangers-")
+try:
+    shutil.copy(fixture("tiny-llama.gguf"), root)
+    # A listing path that is not UTF-8, and one with a C1 control (CSI);
+    # paths with C0 controls are dropped from a listing (hf.c safe_path).
+    shutil.copy(fixture("tiny-llama.gguf"), os.path.join(root.encode(), b"bad-\xff\xfe-Q4_0.gguf"))
+    shutil.copy(fixture("tiny-llama.gguf"), os.path.join(root, "c1-\x9b2J-Q8_0.gguf"))
+    srv = subprocess.Popen([sys.executable, SERVER, "--root", root, "--log", os.path.join(root, "log")],
+                           stdout=subprocess.PIPE, text=True)
+    try:
+        port = int(srv.stdout.readline().split()[1])
+        base = f"http://127.0.0.1:{port}"
+        hf = {"HF_ENDPOINT": base}
+        for fmt in ("table", "json", "csv", "markdown"):
+            rc, out, err = run_bytes("inspect", "hf:test/strangers", "--no-cache", "--format", fmt, env=hf)
+            text = shown_safely("listing paths: " + fmt, out, fmt)
+            check("listing paths: %s exit" % fmt, rc == 0, err)
+            if fmt == "json" and text:
+                paths = sorted(f["path"] for f in json.loads(text)["files"])
+                check("listing paths: json", paths == ["bad-\ufffd\ufffd-Q4_0.gguf", "c1-\x9b2J-Q8_0.gguf",
+                                                       "tiny-llama.gguf"], paths)
+            elif text:
+                check("listing paths: " + fmt, "c1-\\u009b2J-Q8_0.gguf" in text
+                      and "bad-\ufffd\ufffd-Q4_0.gguf" in text, text)
+
+        # Credentials in a URL reach the server and nothing else.
+        clear_cache()
+        secret = "s3cret-pass"
+        url = f"http://user:{secret}@127.0.0.1:{port}/files/tiny-llama.gguf"
+        shown = f"http://***@127.0.0.1:{port}/files/tiny-llama.gguf"
+        html = os.path.join(root, "report.html")
+        outputs = []
+        for args in (["inspect", url], ["inspect", url, "--format", "json"], ["inspect", url, "--format", "csv"],
+                     ["check", "--model", url, "--rig", "rtx4090"],
+                     ["check", "--model", url, "--rig", "rtx4090", "--format", "json"],
+                     ["report", "--model", url, "--rig", "rtx4090", "-o", html],
+                     ["inspect", f"http://user:{secret}@127.0.0.1:{port}/status/404"],
+                     ["inspect", f"http://{secret}@127.0.0.1:{port}/files/page.gguf"]):
+            rc, out, err = run_bytes(*args)
+            outputs.append((args, rc, out + err))
+        check("credentials: reads succeed", [rc for _, rc, _ in outputs] == [0, 0, 0, 0, 0, 0, 1, 1],
+              [(a[0], rc, o[-200:]) for a, rc, o in outputs])
+        leaks = [a[0] for a, _, o in outputs if secret.encode() in o or b"user:" in o]
+        check("credentials: not in stdout or stderr", not leaks, leaks)
+        j = json.loads(outputs[1][2])
+        check("credentials: json source and location", j["source"] == shown and j["location"] == shown,
+              (j["source"], j["location"]))
+        check("credentials: table source row", ("source             " + shown + "\n").encode() in outputs[0][2],
+              outputs[0][2][:300])
+        check("credentials: message", outputs[6][2].decode() ==
+              f"clefrun: http://***@127.0.0.1:{port}/status/404: HTTP 404: file or repository not found\n",
+              outputs[6][2])
+        page = open(html, "rb").read() if os.path.exists(html) else b""
+        check("credentials: report", page and secret.encode() not in page and shown.encode() in page
+              and b"clefrun report --model " + shown.encode() in page, len(page))
+        entries = cache_files()
+        stored = b"".join(open(os.path.join(CACHE, f), "rb").read() for f in entries)
+        check("credentials: cache entry", len(entries) == 1 and secret.encode() not in stored
+              and b"\nurl " + shown.encode() + b"\n" in stored, (entries, stored[:200]))
+        rc, out, err = run_bytes("inspect", url, "--offline")
+        check("credentials: the entry serves the URL again", rc == 0, err)
     finally:
         srv.terminate()
         srv.wait(timeout=10)

@@ -15,7 +15,7 @@ html     the page is well-formed HTML (every element closed in order, void
 hostile  a GGUF file (and a catalog) whose strings carry <script>, &, quotes,
          control characters and bytes that are not UTF-8: all of it escaped,
          the page and the chart still well-formed, the text shown as written
-         (bad bytes as U+FFFD).
+         (control characters as backslash-x-HH, bad bytes as U+FFFD: text.h).
 errors   exit codes 2 (usage) and 1 (runtime, naming the path), the atomic
          write (no temporary file left, an old file kept on failure), -o -,
          --help from the option tables.
@@ -429,8 +429,10 @@ def test_chart_layout(args):
 
 EVIL = 'N<script>alert("x")</script> & \'q\' \x01\x1b @@BAD@@ <img src=x onerror=alert(1)> end'
 BAD = b"\xff\xfe\xc0\xaf\xed\xa0\x80"   # 0xFF, 0xFE, an overlong '/', a surrogate
-# What the page must show: each control character and each bad byte as U+FFFD.
-EVIL_SHOWN = EVIL.replace("\x01", "\ufffd").replace("\x1b", "\ufffd").replace("@@BAD@@", "\ufffd" * 7)
+# What the page must show: each control character as the text \xHH (it
+# cannot drive a terminal, or break the reproduction command into lines)
+# and each bad byte as U+FFFD (cr_text_safe, include/clefrun/text.h).
+EVIL_SHOWN = EVIL.replace("\x01", "\\x01").replace("\x1b", "\\x1b").replace("@@BAD@@", "\ufffd" * 7)
 
 
 def hostile_gguf(args, path):

@@ -266,9 +266,17 @@ GGUF_FIX = os.path.join(SRC, "tests", "gguf", "fixtures")
 gguf_fixtures = sorted(p for p in glob.glob(os.path.join(GGUF_FIX, "*.gguf"))
                        if not re.search(r"-0000[2-9]-of-", p))
 check("tests/gguf/fixtures holds GGUF files", len(gguf_fixtures) >= 5, GGUF_FIX)
+# Fixtures made to be refused: no JSON to validate; that they are refused is checked here, their message
+# by the golden case named.
+REFUSED = {"split-no-past-count.hdr.gguf": "inspect-split-no-past-count"}
 for path in gguf_fixtures:
     base = os.path.basename(path)
     hdr = ["--header-only"] if ".hdr." in base else []
+    if base in REFUSED:
+        p = subprocess.run([CLEFRUN, "inspect", path] + hdr + ["--format", "json"], capture_output=True, text=True)
+        check(f"inspect {base} is refused (exit 1; message: golden case {REFUSED[base]})",
+              p.returncode == 1 and not p.stdout, (p.returncode, p.stdout[:200]))
+        continue
     run_json(f"inspect {base}", ["inspect", path] + hdr, I)
     run_json(f"inspect {base} --ctx 1024 --kv-type q8_0", ["inspect", path, "--ctx", "1024", "--kv-type", "q8_0"] + hdr, I)
     run_json(f"check {base}", ["check", "--model", path, "--rig", "rtx4090", "--rig", "m4-max-128"] + hdr, C,
@@ -316,7 +324,8 @@ for root in sorted(glob.glob(os.path.join(FIX, "*"))):
 n_golden = 0
 for case in sorted(glob.glob(os.path.join(SRC, "tests", "cli", "cases", "*"))):
     try:
-        with open(os.path.join(case, "args"), encoding="utf-8") as f:
+        # args may hold bytes that are not UTF-8 (hostile-input cases); stdout must be UTF-8.
+        with open(os.path.join(case, "args"), encoding="utf-8", errors="surrogateescape") as f:
             args = f.read().split("\n")
         with open(os.path.join(case, "stdout"), encoding="utf-8") as f:
             out = f.read()

@@ -719,7 +719,7 @@ static void test_deep_nesting(void **state)
 	docs[F_RIGS] = doc;
 	lens[F_RIGS] = 2 * depth;
 	assert_int_equal(load3(docs, lens, &cat, &err), CR_ERR_PARSE);
-	assert_string_equal(err.message, "rigs.json: invalid JSON at byte 1000 (line 1, column 1001)");
+	assert_string_equal(err.message, "rigs.json: JSON nested deeper than 1000 levels at byte 1000 (line 1, column 1001)");
 	assert_null(cat);
 
 	/* The same depth of objects inside an otherwise valid document. */
@@ -745,7 +745,7 @@ static void test_deep_nesting(void **state)
 		lens[F_QUANTS] = off;
 		assert_int_equal(load3(docs, lens, &cat, &err), CR_ERR_PARSE);
 		/* Depth 1000 is the 999th {"a": after the top object and the list: byte 39 + 998 x 5. */
-		assert_string_equal(err.message, "quants.json: invalid JSON at byte 5029 (line 1, column 5030)");
+		assert_string_equal(err.message, "quants.json: JSON nested deeper than 1000 levels at byte 5029 (line 1, column 5030)");
 		assert_null(cat);
 		free(d);
 	}
