@@ -77,8 +77,9 @@ typedef struct cr_estimate_opts {
 	cr_kv_type type_k;       /**< K cache type */
 	cr_kv_type type_v;       /**< V cache type (quantized needs flash attention) */
 	bool flash_attn;         /**< flash attention on (resolve "auto" with cr_estimate_resolve_flash_attn) */
-	uint32_t depth;          /**< tokens already in the cache when decoding; 0 = n_ctx */
-	uint32_t prompt_tokens;  /**< prompt for time-to-decision; 0 = min(n_ctx, 2048) */
+	uint32_t depth;          /**< tokens already in the cache when decoding, 0 (empty) to n_ctx;
+				      CR_DEPTH_CONTEXT = n_ctx (a full cache) */
+	uint32_t prompt_tokens;  /**< prompt for time-to-decision, at most n_ctx; 0 = min(n_ctx, 2048) */
 	uint64_t headroom_bytes; /**< free memory wanted per device (tight below it) */
 	uint64_t weights_bytes;  /**< exact weight bytes (file size); 0 = params × bpw ÷ 8 */
 	bool swa_full;           /**< --swa-full: sliding layers keep the whole context */
@@ -88,6 +89,9 @@ typedef struct cr_estimate_opts {
 	cr_workload workload;    /**< what the tier is judged on */
 	bool kv_unified;         /**< one KV stream shared by the sequences (llama.cpp --kv-unified) */
 } cr_estimate_opts;
+
+/** cr_estimate_opts.depth: decode with the whole context in the cache (the default). */
+#define CR_DEPTH_CONTEXT UINT32_MAX
 
 /** Default context when the user gives none: 8192, capped at the model's. */
 #define CR_DEFAULT_CTX 8192u
@@ -102,7 +106,7 @@ typedef struct cr_estimate_opts {
 
 #define CR_ESTIMATE_OPTS_INIT                                                           \
 	{ .n_ctx = CR_DEFAULT_CTX, .n_seq = 1, .n_ubatch = 512, .type_k = CR_KV_F16,    \
-	  .type_v = CR_KV_F16, .flash_attn = true, .depth = 0, .prompt_tokens = 0,       \
+	  .type_v = CR_KV_F16, .flash_attn = true, .depth = CR_DEPTH_CONTEXT, .prompt_tokens = 0,       \
 	  .headroom_bytes = CR_DEFAULT_HEADROOM_BYTES, .weights_bytes = 0,                \
 	  .swa_full = false, .split = CR_SPLIT_LAYER, .gpu_layers = -1, .cpu_moe = false, \
 	  .workload = CR_WORKLOAD_CHAT, .kv_unified = false }
@@ -138,7 +142,8 @@ typedef struct cr_estimate {
 	uint64_t kv_bytes_per_token; /**< KV growth per token of context at this KV type */
 	uint64_t weights_read_bytes; /**< weight bytes read per decoded token */
 	bool fits;                 /**< the requested context fits */
-	uint32_t max_context;      /**< largest context that fits (multiple of 256, ≤ model max); 0 = none */
+	uint32_t max_context;      /**< largest context that fits (multiple of 256, ≤ model max); 0 = none
+				        (also when only a context below the 512-token minimum would: no-fit) */
 	double offload_fraction;   /**< share of layer bytes in system RAM (0: all on accelerators) */
 	uint32_t gpu_layers;       /**< repeating layers on accelerators */
 	uint64_t free_bytes;       /**< usable memory left on the tier that limits */
@@ -157,8 +162,8 @@ typedef struct cr_estimate {
 /**
  * Estimate @p model at @p quant on @p rig.
  * @return 0; CR_ERR_INVALID for a zero context/ubatch/seq or a rig without
- *   devices; CR_ERR_RANGE for a context above the model's maximum or an
- *   implausible architecture (KV cache beyond 2^60 bytes); CR_ERR_UNSUPPORTED
+ *   devices; CR_ERR_RANGE for a context above the model's maximum, a depth
+ *   or prompt above the context, or an implausible architecture (KV cache beyond 2^60 bytes); CR_ERR_UNSUPPORTED
  *   for a quantized V cache without flash attention (llama.cpp refuses it)
  *   and for --gpu-layers / --cpu-moe on a rig without GPUs and system RAM.
  */

@@ -41,8 +41,8 @@ static const cli_opt check_opts[] = {
 	{ "split", "MODE", "multi-GPU: layer (llama.cpp default) or tensor (tensor parallel)", O_SPLIT },
 	{ "gpu-layers", "N", "layers on the GPUs, the rest in system RAM (llama.cpp -ngl)", O_GPU_LAYERS },
 	{ "cpu-moe", NULL, "keep MoE expert weights in system RAM (llama.cpp --cpu-moe)", O_CPU_MOE },
-	{ "depth", "N", "tokens in the cache for the decode figure (default: the context)", O_DEPTH },
-	{ "prompt-tokens", "N", "prompt length for time-to-decision (default min(ctx, 2048))", O_PROMPT },
+	{ "depth", "N", "tokens in the cache for the decode figure, 0 (empty) to --ctx (default: the context)", O_DEPTH },
+	{ "prompt-tokens", "N", "prompt length for time-to-decision, at most --ctx (default min(ctx, 2048))", O_PROMPT },
 	{ "workload", "W", "tier by chat (decode t/s, default) or decide (time-to-decision)", O_WORKLOAD },
 	{ "engine", "E", "runtime whose memory rules apply: llamacpp (the only one so far)", O_ENGINE },
 	{ "best-quant", NULL, "one row per rig: the highest-bpw quant that reaches --require (default ok)", O_BEST_QUANT },
@@ -183,7 +183,7 @@ static int parse_args(check_cfg *c, int argc, char **argv)
 			c->opts.cpu_moe = true;
 			break;
 		case O_DEPTH:
-			if (cli_parse_u32("--depth", v, 1, 1ul << 30, &c->opts.depth))
+			if (cli_parse_u32("--depth", v, 0, 1ul << 30, &c->opts.depth))
 				return EXIT_USAGE;
 			break;
 		case O_PROMPT:
@@ -329,8 +329,11 @@ static void add_csv_row(cli_table *t, const cr_model *m, const row *r)
 	snprintf(v[5], 32, "%llu", (unsigned long long)e->memory.overhead_bytes);
 	snprintf(v[6], 32, "%llu", (unsigned long long)e->memory.total_bytes);
 	snprintf(v[7], 32, "%llu", (unsigned long long)e->memory.available_bytes);
-	snprintf(v[8], 32, "%u", e->max_context);
 	/* Unknown or not applicable: an empty field, as JSON writes null. */
+	if (e->max_context)
+		snprintf(v[8], 32, "%u", e->max_context);
+	else
+		v[8][0] = '\0';
 	if (e->decode_tokens_per_s > 0)
 		snprintf(v[9], 32, "%.2f", e->decode_tokens_per_s);
 	else
@@ -430,7 +433,10 @@ static int print_json(const check_cfg *c, const cr_model *m, const row *rows, in
 		cJSON_AddNumberToObject(o, "context", e->context);
 		cJSON_AddItemToObject(o, "memory", memory_json(&e->memory));
 		cJSON_AddBoolToObject(o, "fits", e->fits);
-		cJSON_AddNumberToObject(o, "max_context", e->max_context);
+		if (e->max_context)
+			cJSON_AddNumberToObject(o, "max_context", e->max_context);
+		else
+			cJSON_AddNullToObject(o, "max_context");
 		cJSON_AddNumberToObject(o, "offload_fraction", round(e->offload_fraction * 1e4) / 1e4);
 		cJSON_AddNumberToObject(o, "gpu_layers", e->gpu_layers);
 		cJSON_AddItemToObject(o, "devices", devices_json(rows[i].rig, e));
@@ -530,8 +536,14 @@ static int render(const check_cfg *c, const cr_model *m, const row *rows, int n)
 	cli_table_render(&t, c->fmt, stdout);
 	cli_table_free(&t);
 	if (c->fmt != FMT_CSV && !cli_quiet()) {
-		printf("\nDecode with %u tokens in the cache; DECIDE = prefill of a %u-token prompt; %s.\n",
-		       rows[0].est.decode_depth ? rows[0].est.decode_depth : rows[0].est.context,
+		unsigned depth = rows[0].est.tier == CR_TIER_NOFIT ? rows[0].est.context
+								   : rows[0].est.decode_depth;
+
+		if (depth)
+			printf("\nDecode with %u tokens in the cache", depth);
+		else
+			printf("\nDecode with an empty cache");
+		printf("; DECIDE = prefill of a %u-token prompt; %s.\n",
 		       rows[0].est.prompt_tokens ? rows[0].est.prompt_tokens : CR_DEFAULT_PROMPT_TOKENS,
 		       rows[0].fa_why);
 		/* A line starting "* " would be a list item in Markdown. */
@@ -759,6 +771,17 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 	}
 	if (!c.ctx_given)
 		c.ctx = m->context_max < CR_DEFAULT_CTX ? m->context_max : CR_DEFAULT_CTX;
+	/* As for --ctx: an impossible request is an error, not a silent clamp. */
+	if (c.opts.depth != CR_DEPTH_CONTEXT && c.opts.depth > c.ctx) {
+		fprintf(stderr, "clefrun: --depth %u is above the context of %u tokens (raise --ctx)\n",
+			c.opts.depth, c.ctx);
+		goto out;
+	}
+	if (c.opts.prompt_tokens > c.ctx) {
+		fprintf(stderr, "clefrun: --prompt-tokens %u is above the context of %u tokens (raise --ctx)\n",
+			c.opts.prompt_tokens, c.ctx);
+		goto out;
+	}
 
 	for (int i = 0; i < c.n_rigs; i++) {
 		if (!(rigs[nr++] = cli_find_rig(cat, c.rig_ids[i], &custom[i])))

@@ -654,6 +654,13 @@ static int validate(const cr_model *m, const cr_quant *q, const cr_rig *r,
 	if (o->n_ctx > m->context_max)
 		return cr_seterr(err, CR_ERR_RANGE, "context %u is above %s's maximum of %u tokens",
 				 o->n_ctx, m->id, m->context_max);
+	/* A cache cannot hold more than the context, nor a prompt be longer. */
+	if (o->depth != CR_DEPTH_CONTEXT && o->depth > o->n_ctx)
+		return cr_seterr(err, CR_ERR_RANGE, "depth %u is above the context of %u tokens",
+				 o->depth, o->n_ctx);
+	if (o->prompt_tokens > o->n_ctx)
+		return cr_seterr(err, CR_ERR_RANGE, "a prompt of %u tokens is above the context of %u tokens",
+				 o->prompt_tokens, o->n_ctx);
 	if ((unsigned)o->type_k >= CR_KV_TYPE_COUNT || (unsigned)o->type_v >= CR_KV_TYPE_COUNT)
 		return cr_seterr(err, CR_ERR_INVALID, "unknown KV cache type");
 	/* llama.cpp: "quantized V cache requires flash_attn to be enabled". */
@@ -804,6 +811,9 @@ int cr_estimate_run(const cr_model *m, const cr_quant *q, const cr_rig *r,
 	at.n_ctx = o->n_ctx < MIN_CTX ? o->n_ctx : MIN_CTX;
 	make_plan(m, &pf, &at, weights, &t, &pmin);
 	if (!pmin.fits) {
+		/* No context worth the name fits: a 256-token cache that squeezes
+		 * in is no fit either. */
+		out->max_context = 0;
 		out->tier = CR_TIER_NOFIT;
 		snprintf(out->basis, sizeof(out->basis), "does not fit at a %u-token context", at.n_ctx);
 		return CR_OK;
@@ -814,7 +824,9 @@ int cr_estimate_run(const cr_model *m, const cr_quant *q, const cr_rig *r,
 		at.n_ctx = out->max_context;
 		make_plan(m, &pf, &at, weights, &t, &p);
 	}
-	out->decode_depth = o->depth ? (o->depth < at.n_ctx ? o->depth : at.n_ctx) : at.n_ctx;
+	/* Below the requested context only when that does not fit (at.n_ctx
+	 * is then the largest that does); validate() refused depth > n_ctx. */
+	out->decode_depth = o->depth < at.n_ctx ? o->depth : at.n_ctx;
 	out->prompt_tokens = o->prompt_tokens ? o->prompt_tokens
 					      : (at.n_ctx < CR_DEFAULT_PROMPT_TOKENS ? at.n_ctx : CR_DEFAULT_PROMPT_TOKENS);
 	decode(m, &pf, &at, r, &t, &p, weights, out->decode_depth, &d);

@@ -1011,7 +1011,8 @@ static void test_decode_depth(void **state)
 {
 	cr_rig r = gpu_rig(100, 1000, 1);
 	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
-	cr_estimate shallow, deep, dflt, over;
+	cr_estimate shallow, deep, dflt, empty, over;
+	cr_error err = { 0, "" };
 
 	(void)state;
 	o.n_ctx = 32768;
@@ -1019,14 +1020,27 @@ static void test_decode_depth(void **state)
 	shallow = run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o);
 	o.depth = 32768;
 	deep = run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o);
-	o.depth = 0;
+	o.depth = CR_DEPTH_CONTEXT;
 	dflt = run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o);
-	o.depth = 100000;
-	over = run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o);
+	/* 0 is an empty cache, not "the default". */
+	o.depth = 0;
+	empty = run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o);
+	/* Deeper than the context: refused, not clamped. */
+	o.depth = 32769;
+	assert_int_equal(cr_estimate_run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o, &over, &err),
+			 CR_ERR_RANGE);
+	assert_non_null(strstr(err.message, "context of 32768"));
+	o.depth = CR_DEPTH_CONTEXT;
+	o.prompt_tokens = 32769;
+	assert_int_equal(cr_estimate_run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o, &over, &err),
+			 CR_ERR_RANGE);
+	assert_non_null(strstr(err.message, "prompt of 32769"));
+	o.prompt_tokens = 0;
 	assert_int_equal(shallow.decode_depth, 1024);
 	assert_int_equal(deep.decode_depth, 32768);
 	assert_int_equal(dflt.decode_depth, 32768);
-	assert_int_equal(over.decode_depth, 32768);
+	assert_int_equal(empty.decode_depth, 0);
+	assert_true(empty.decode_tokens_per_s > shallow.decode_tokens_per_s);
 	assert_true(shallow.decode_tokens_per_s > deep.decode_tokens_per_s);
 	assert_true(dflt.decode_tokens_per_s == deep.decode_tokens_per_s);
 	/* Depth is a decode input only. */
@@ -1041,6 +1055,28 @@ static void test_decode_depth(void **state)
 	o.depth = 1024;
 	assert_true(run(model("mistral-7b-v0.1"), quant("Q4_K_M"), &r, &o).decode_tokens_per_s >
 		    deep.decode_tokens_per_s);
+}
+
+/* A rig that holds a 256-token cache but not the 512-token minimum: no fit,
+ * and no largest context either (it once said 256). */
+static void test_nofit_has_no_max_context(void **state)
+{
+	cr_rig big = gpu_rig(1000, 1000, 1), r;
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_estimate e256, e512, e;
+
+	(void)state;
+	o.n_ctx = 256;
+	e256 = run(model("llama-3.1-8b"), quant("Q4_K_M"), &big, &o);
+	o.n_ctx = 512;
+	e512 = run(model("llama-3.1-8b"), quant("Q4_K_M"), &big, &o);
+	assert_true(e256.memory.device_bytes < e512.memory.device_bytes);
+	r = gpu_rig((double)(e256.memory.device_bytes + e512.memory.device_bytes) / 2 / 1073741824.0,
+		    1000, 1);
+	o.n_ctx = 8192;
+	e = run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o);
+	assert_int_equal(e.tier, CR_TIER_NOFIT);
+	assert_int_equal(e.max_context, 0);
 }
 
 static void test_decode_moe(void **state)
@@ -1318,6 +1354,7 @@ int main(void)
 		cmocka_unit_test(test_max_context_unaligned_model_max),
 		cmocka_unit_test(test_decode_bandwidth),
 		cmocka_unit_test(test_decode_depth),
+		cmocka_unit_test(test_nofit_has_no_max_context),
 		cmocka_unit_test(test_decode_moe),
 		cmocka_unit_test(test_prefill),
 		cmocka_unit_test(test_multi_device),
