@@ -42,6 +42,9 @@ typedef enum cr_tier {
 	CR_TIER_OK,       /**< fits with headroom, 8 <= decode < 20 */
 	CR_TIER_SLOW,     /**< fits with headroom, decode < 8 */
 	CR_TIER_TIGHT,    /**< fits with less than the headroom, or only below the requested context */
+	CR_TIER_UNKNOWN,  /**< fits with headroom, but the speed the tier is judged on is unknown
+			       (--workload decide on a rig without an FP16 TFLOPS figure): it reaches
+			       no --require, so a gate fails instead of passing on a guess */
 	CR_TIER_NOFIT,    /**< does not fit even at the smallest context */
 	CR_TIER_COUNT
 } cr_tier;
@@ -208,7 +211,7 @@ size_t cr_estimate_explain(const cr_model *model, const cr_quant *quant, const c
 			   const cr_estimate_opts *opts, const cr_estimate *est, cr_term *terms,
 			   size_t max);
 
-/** "fast", "ok", "slow", "tight", "no-fit". */
+/** "fast", "ok", "slow", "tight", "unknown", "no-fit". */
 const char *cr_tier_name(cr_tier t);
 /** Parse a tier name; 0 or CR_ERR_INVALID. */
 int cr_tier_parse(const char *s, cr_tier *out);

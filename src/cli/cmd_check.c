@@ -66,6 +66,7 @@ typedef struct row {
 	const cr_quant *quant;
 	char label[96];            /* the QUANT column: preset id or the GGUF's file type */
 	cr_estimate est;
+	bool missed;               /* --best-quant: no quant reaches --require; est is the closest */
 	char fa_why[160];          /* how --flash-attn resolved */
 	cr_term terms[MAX_TERMS];  /* --explain */
 	size_t n_terms;
@@ -453,6 +454,7 @@ static int print_json(const check_cfg *c, const cr_model *m, const row *rows, in
 			cJSON_AddItemToObject(o, "explain", explain_json(&rows[i]));
 		cJSON_AddNumberToObject(o, "prompt_tokens", e->prompt_tokens);
 		cJSON_AddStringToObject(o, "tier", cr_tier_name(e->tier));
+		cJSON_AddBoolToObject(o, "reaches_require", e->tier <= c->require);
 		cJSON_AddItemToArray(res, o);
 	}
 	s = cJSON_Print(root);
@@ -546,6 +548,16 @@ static int render(const check_cfg *c, const cr_model *m, const row *rows, int n)
 		printf("; DECIDE = prefill of a %u-token prompt; %s.\n",
 		       rows[0].est.prompt_tokens ? rows[0].est.prompt_tokens : CR_DEFAULT_PROMPT_TOKENS,
 		       rows[0].fa_why);
+		for (int i = 0; i < n; i++)
+			if (rows[i].est.tier == CR_TIER_UNKNOWN && (i == 0 || rows[i - 1].rig != rows[i].rig))
+				printf("%s: tier unknown: no FP16 TFLOPS figure, so no time-to-decision for --workload decide (give the rig tflops=); it reaches no --require.\n",
+				       rows[i].rig->id);
+		for (int i = 0; i < n; i++)
+			if (rows[i].missed)
+				printf(rows[i].est.tier == CR_TIER_NOFIT
+					       ? "%s: no quant reaches \"%s\" and none fits; the row is the smallest.\n"
+					       : "%s: no quant reaches \"%s\"; the row is the closest, the fastest that fits.\n",
+				       rows[i].rig->id, cr_tier_name(c->require));
 		/* A line starting "* " would be a list item in Markdown. */
 		if (unreleased)
 			printf("%s hardware that does not exist as described (see 'clefrun rigs').\n",
@@ -825,8 +837,10 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 				 * best the rig can do, and its tier sets the exit code. */
 				s = cr_decide_best_quant(m, quants, (size_t)nq, rigs[i], &o, c.require,
 							 &idx, &rows[n].est, &err);
-				if (s == CR_ERR_NOTFOUND)
+				if (s == CR_ERR_NOTFOUND) {
+					rows[n].missed = true;
 					s = CR_OK;
+				}
 				rows[n].quant = quants[idx];
 				snprintf(rows[n].label, sizeof(rows[n].label), "%s", quants[idx]->id);
 			} else {

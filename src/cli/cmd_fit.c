@@ -401,6 +401,15 @@ static int render(const fit_cfg *c, const cr_rig *rig, cli_rig_origin origin,
 	if (ctx)
 		printf("%zu model%s a maximum context below --ctx %u%s.\n", ctx,
 		       ctx == 1 ? " has" : "s have", c->ctx, c->all ? " (tier \"context\")" : "");
+	if (c->workload == CR_WORKLOAD_DECIDE) {
+		bool unknown = false;
+
+		for (size_t i = 0; i < n; i++)
+			unknown |= rows[i].status != CR_FIT_CONTEXT && rows[i].estimate.tier == CR_TIER_UNKNOWN;
+		if (unknown)
+			printf("Tier unknown: %s has no FP16 TFLOPS figure, so no time-to-decision for --workload decide (give the rig tflops=); such a model reaches no tier.\n",
+			       rig->id);
+	}
 	printf("MEMORY at the context used; DECODE with a full cache; DECIDE = prefill of a 2048-token prompt.\n");
 	return EXIT_OK_;
 }

@@ -321,6 +321,7 @@ int rpt_gather(const rpt_cfg *c, rpt_data *d)
 			return fail_estimate(c, rc, &err);
 		r->best = best.tier == CR_TIER_NOFIT ? -1 : (int)idx;
 		r->best_tier = best.tier;
+		r->best_reaches = rc == CR_OK;
 	}
 
 	/* The smallest rig (least usable memory; then the faster) per quant. */
@@ -463,6 +464,7 @@ static const char *const page_css[] = {
 	".tier-ok { background: var(--ok-bg); color: var(--ok-fg); border-color: var(--ok-bd); }\n",
 	".tier-slow { background: var(--slow-bg); color: var(--slow-fg); border-color: var(--slow-bd); }\n",
 	".tier-tight { background: var(--tight-bg); color: var(--tight-fg); border-color: var(--tight-bd); }\n",
+	".tier-unknown { background: var(--soft); color: var(--muted); border-color: var(--muted); border-style: dashed; }\n",
 	".tier-no-fit { background: var(--nofit-bg); color: var(--nofit-fg); border-color: var(--nofit-bd); }\n",
 	".legend { display: flex; flex-wrap: wrap; gap: .4rem 1rem; padding: 0; margin: .6rem 0; list-style: none; font-size: .88rem; }\n",
 	".legend li .tier { margin-right: .3rem; }\n",
@@ -904,6 +906,10 @@ static void tier_legend(cli_buf *b, const rpt_data *d)
 	cli_buf_puts(b, "</li>\n<li>");
 	tier_badge(b, CR_TIER_TIGHT);
 	cli_buf_puts(b, " fits with less than 1 GiB free, or only a shorter context</li>\n<li>");
+	if (decide) {
+		tier_badge(b, CR_TIER_UNKNOWN);
+		cli_buf_puts(b, " fits, but the rig has no FP16 figure to time a decision by</li>\n<li>");
+	}
 	tier_badge(b, CR_TIER_NOFIT);
 	cli_buf_puts(b, " does not fit</li>\n</ul>\n");
 }
@@ -973,6 +979,10 @@ static void section_rigs(cli_buf *b, const rpt_data *d)
 				cli_buf_esc(b, d->q[r->best].label);
 				cli_buf_puts(b, " ");
 				tier_badge(b, r->best_tier);
+				if (!r->best_reaches)
+					cli_buf_puts(b, r->best_tier == CR_TIER_UNKNOWN
+								? "<span class=\"sub\">speed unknown: the most bits per weight that fit</span>"
+								: "<span class=\"sub\">none reaches ok: the fastest that fits</span>");
 			}
 			cli_buf_puts(b, "</td>");
 		}
@@ -983,7 +993,7 @@ static void section_rigs(cli_buf *b, const rpt_data *d)
 	cli_buf_puts(b, "</tbody>\n</table></div>\n");
 	if (best_col)
 		cli_buf_printf(b, "<p class=\"muted\">Best quant: the most bits per weight, of the %d quants above, "
-				  "that reaches <em>ok</em> (or better) on that rig; otherwise the best the rig can do "
+				  "that reaches <em>ok</em> (or better) on that rig; when none does, the closest: the fastest that fits "
 				  "(<a href=\"docs/decisions.md\">docs/decisions.md</a>).</p>\n",
 			       d->n_q);
 	cli_buf_puts(b, "</section>\n");

@@ -29,15 +29,35 @@ static bool better_quality(double bpw_a, double tps_a, size_t ia, double bpw_b, 
 	return ia < ib;
 }
 
+/* How fast an estimate is on the measure its tier is judged on: decode
+ * tokens/s, or decisions per second under --workload decide (0 when
+ * unknown). Larger is faster. */
+static double pace(const cr_estimate_opts *o, const cr_estimate *e)
+{
+	if (o->workload == CR_WORKLOAD_DECIDE)
+		return e->time_to_decision_s > 0 ? 1.0 / e->time_to_decision_s : 0;
+	return e->decode_tokens_per_s;
+}
+
+/* Is candidate a closer to a tier it misses than b: faster (what the tier
+ * is judged on), then higher bpw, then earlier? */
+static bool closer(double pace_a, double bpw_a, size_t ia, double pace_b, double bpw_b, size_t ib)
+{
+	if (pace_a != pace_b)
+		return pace_a > pace_b;
+	if (bpw_a != bpw_b)
+		return bpw_a > bpw_b;
+	return ia < ib;
+}
+
 int cr_decide_best_quant(const cr_model *model, const cr_quant *const *quants, size_t n_quants,
 			 const cr_rig *rig, const cr_estimate_opts *opts, cr_tier require,
 			 size_t *index, cr_estimate *estimate, cr_error *err)
 {
-	/* Best per tier: the winner for "require" is the best candidate of
-	 * the best tier <= require; the fallback is the same rule applied to
-	 * the best tier reached at all. */
-	size_t best[CR_TIER_COUNT];
-	cr_estimate best_est[CR_TIER_COUNT];
+	/* Per tier: the best by quality (for reaching "require") and the
+	 * fastest (the fallback when nothing reaches it). */
+	size_t best[CR_TIER_COUNT], fast[CR_TIER_COUNT];
+	cr_estimate best_est[CR_TIER_COUNT], fast_est[CR_TIER_COUNT];
 	bool have[CR_TIER_COUNT] = { false };
 
 	if (!model || !rig || !opts || !index)
@@ -45,7 +65,7 @@ int cr_decide_best_quant(const cr_model *model, const cr_quant *const *quants, s
 	if (!quants || n_quants == 0)
 		return cr_seterr(err, CR_ERR_INVALID, "best quant of %s: no candidate quants",
 				 model->id);
-	if ((unsigned)require >= CR_TIER_NOFIT)
+	if ((unsigned)require >= CR_TIER_UNKNOWN)
 		return cr_seterr(err, CR_ERR_INVALID,
 				 "best quant: the required tier must be fast, ok, slow or tight");
 	for (size_t i = 0; i < n_quants; i++) {
@@ -62,8 +82,8 @@ int cr_decide_best_quant(const cr_model *model, const cr_quant *const *quants, s
 		if (t == CR_TIER_NOFIT) {
 			/* Nothing fits: the smallest file comes closest. */
 			if (!have[t] || quants[i]->bpw < quants[best[t]]->bpw) {
-				best[t] = i;
-				best_est[t] = e;
+				best[t] = fast[t] = i;
+				best_est[t] = fast_est[t] = e;
 				have[t] = true;
 			}
 			continue;
@@ -73,8 +93,13 @@ int cr_decide_best_quant(const cr_model *model, const cr_quant *const *quants, s
 					       best_est[t].decode_tokens_per_s, best[t])) {
 			best[t] = i;
 			best_est[t] = e;
-			have[t] = true;
 		}
+		if (!have[t] || closer(pace(opts, &e), quants[i]->bpw, i, pace(opts, &fast_est[t]),
+				       quants[fast[t]]->bpw, fast[t])) {
+			fast[t] = i;
+			fast_est[t] = e;
+		}
+		have[t] = true;
 	}
 	/* Reaching "require" means any tier from fast to require: the winner
 	 * is the highest bpw over all of them, not the best tier's. */
@@ -102,16 +127,24 @@ int cr_decide_best_quant(const cr_model *model, const cr_quant *const *quants, s
 			return CR_OK;
 		}
 	}
+	/* None reaches it: the best tier reached, and in it the candidate
+	 * closest to "require", i.e. the fastest (a bigger quant would only
+	 * be slower and further from it). With the speed unknown there is
+	 * nothing to be close by: the highest bpw, as for a reach. */
 	for (int t = 0; t < CR_TIER_COUNT; t++) {
+		bool by_quality = t == CR_TIER_UNKNOWN;
+		size_t k;
+
 		if (!have[t])
 			continue;
-		*index = best[t];
+		k = by_quality ? best[t] : fast[t];
+		*index = k;
 		if (estimate)
-			*estimate = best_est[t];
+			*estimate = by_quality ? best_est[t] : fast_est[t];
 		return cr_seterr(err, CR_ERR_NOTFOUND,
-				 "no quant of %s reaches %s on %s (best: %s at %s)", model->id,
+				 "no quant of %s reaches %s on %s (closest: %s at %s)", model->id,
 				 cr_tier_name(require), rig->id, cr_tier_name((cr_tier)t),
-				 quants[best[t]]->id);
+				 quants[k]->id);
 	}
 	/* Unreachable: every candidate landed in some tier. */
 	return cr_seterr(err, CR_ERR_INVALID, "best quant of %s: no estimate", model->id);
@@ -178,7 +211,7 @@ int cr_decide_fit(const cr_model *const *models, size_t n_models, const cr_quant
 	for (size_t k = 0; k < n_quants; k++)
 		if (!quants[k])
 			return cr_seterr(err, CR_ERR_INVALID, "fit: candidate quant %zu is NULL", k);
-	if ((unsigned)opts->require >= CR_TIER_NOFIT)
+	if ((unsigned)opts->require >= CR_TIER_UNKNOWN)
 		return cr_seterr(err, CR_ERR_INVALID,
 				 "fit: the required tier must be fast, ok, slow or tight");
 	for (size_t i = 0; i < n_models; i++) {

@@ -38,7 +38,8 @@ static const struct {
 	{ 32, 18, "q4_0" },
 };
 
-static const char *const tier_names[CR_TIER_COUNT] = { "fast", "ok", "slow", "tight", "no-fit" };
+static const char *const tier_names[CR_TIER_COUNT] = { "fast", "ok", "slow", "tight", "unknown",
+							"no-fit" };
 
 const char *cr_tier_name(cr_tier t)
 {
@@ -740,7 +741,11 @@ static void fill_devices(const cr_model *m, const cr_rig *r, const tiers *t, con
 
 static cr_tier speed_tier(const cr_estimate_opts *o, const cr_estimate *e)
 {
-	if (o->workload == CR_WORKLOAD_DECIDE && e->time_to_decision_s > 0) {
+	if (o->workload == CR_WORKLOAD_DECIDE) {
+		/* No FP16 figure, no time-to-decision: say so rather than fall
+		 * back to the decode tier the user did not ask for. */
+		if (!(e->time_to_decision_s > 0))
+			return CR_TIER_UNKNOWN;
 		if (e->time_to_decision_s <= CR_TIER_FAST_DECIDE_S)
 			return CR_TIER_FAST;
 		return e->time_to_decision_s <= CR_TIER_OK_DECIDE_S ? CR_TIER_OK : CR_TIER_SLOW;

@@ -50,7 +50,7 @@ SVG_ELEMENTS = {"svg", "title", "desc", "style", "rect", "text", "tspan", "g", "
                 "circle"}
 URL_ATTRS = {"src", "href", "xlink:href", "action", "formaction", "poster", "srcset", "data",
              "background", "cite", "ping", "manifest", "longdesc", "usemap", "icon"}
-TIERS = {"fast", "ok", "slow", "tight", "no-fit"}
+TIERS = {"fast", "ok", "slow", "tight", "unknown", "no-fit"}
 REFERENCE_RIGS = 22
 
 failures = []
