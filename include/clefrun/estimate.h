@@ -158,6 +158,8 @@ typedef struct cr_estimate {
 	uint32_t decode_depth;       /**< depth used for decode */
 	uint32_t prompt_tokens;      /**< prompt used for time_to_decision_s */
 	bool flash_attn;             /**< flash attention as estimated */
+	bool speed_validated;        /**< false when the speeds come from a mode no measurement has checked:
+					  tensor split over several GPUs (llama.cpp -sm row measures far below it) */
 	char basis[256];             /**< one line: what bounds decode (tier, bandwidth, efficiency) */
 	cr_tier tier;
 } cr_estimate;

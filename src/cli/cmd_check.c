@@ -61,6 +61,9 @@ static const char check_summary[] =
 
 #define MAX_TERMS 16
 
+/* Marks a speed from a mode no measurement has validated (tensor split). */
+#define UNVALIDATED_MARK "^"
+
 typedef struct row {
 	const cr_rig *rig;
 	const cr_quant *quant;
@@ -303,6 +306,16 @@ static void add_text_row(cli_table *t, const row *r)
 			 e->time_to_decision_s);
 	else
 		snprintf(ttd, sizeof(ttd), "-");
+	/* Unvalidated speeds carry a mark; the footnote says why. */
+	if (!e->speed_validated && e->tier != CR_TIER_NOFIT) {
+		size_t l = strlen(dec);
+
+		snprintf(dec + l, sizeof(dec) - l, " %s", UNVALIDATED_MARK);
+		l = strlen(pre);
+		snprintf(pre + l, sizeof(pre) - l, " %s", UNVALIDATED_MARK);
+		l = strlen(ttd);
+		snprintf(ttd + l, sizeof(ttd) - l, " %s", UNVALIDATED_MARK);
+	}
 	snprintf(rig, sizeof(rig), "%s%s", r->rig->id, r->rig->unreleased ? " *" : "");
 	cells[0] = rig;
 	cells[1] = r->label;
@@ -320,7 +333,7 @@ static void add_csv_row(cli_table *t, const cr_model *m, const row *r)
 {
 	const cr_estimate *e = &r->est;
 	char v[12][32];
-	const char *cells[16];
+	const char *cells[17];
 
 	snprintf(v[0], 32, "%u", e->context);
 	snprintf(v[1], 32, "%llu", (unsigned long long)e->memory.weights_bytes);
@@ -351,6 +364,7 @@ static void add_csv_row(cli_table *t, const cr_model *m, const row *r)
 	for (int i = 0; i < 12; i++)
 		cells[3 + i] = v[i];
 	cells[15] = cr_tier_name(e->tier);
+	cells[16] = e->speed_validated ? "true" : "false";
 	cli_table_add(t, cells);
 }
 
@@ -449,6 +463,7 @@ static int print_json(const check_cfg *c, const cr_model *m, const row *rows, in
 		add_rate(o, "prefill_tokens_per_s", e->prefill_tokens_per_s, 10);
 		add_rate(o, "time_to_decision_ms", e->time_to_decision_s * 1e3, 10);
 		cJSON_AddStringToObject(o, "basis", e->basis);
+		cJSON_AddBoolToObject(o, "speed_validated", e->speed_validated);
 		cJSON_AddStringToObject(o, "flash_attn_reason", rows[i].fa_why);
 		if (c->explain)
 			cJSON_AddItemToObject(o, "explain", explain_json(&rows[i]));
@@ -514,8 +529,8 @@ static int render(const check_cfg *c, const cr_model *m, const row *rows, int n)
 	static const char *const csv_hdr[] = { "model", "quant", "rig", "context", "weights_bytes",
 		"kv_bytes", "state_bytes", "compute_bytes", "overhead_bytes", "total_bytes",
 		"available_bytes", "max_context", "decode_tokens_per_s", "prefill_tokens_per_s",
-		"time_to_decision_ms", "tier" };
-	bool unreleased = false;
+		"time_to_decision_ms", "tier", "speed_validated" };
+	bool unreleased = false, unvalidated = false;
 	cli_table t;
 
 	if (n < 1)
@@ -523,7 +538,7 @@ static int render(const check_cfg *c, const cr_model *m, const row *rows, int n)
 	if (c->fmt == FMT_JSON)
 		return print_json(c, m, rows, n);
 	if (c->fmt == FMT_CSV) {
-		cli_table_init(&t, 16, csv_hdr, NULL);
+		cli_table_init(&t, 17, csv_hdr, NULL);
 		for (int i = 0; i < n; i++)
 			add_csv_row(&t, m, &rows[i]);
 	} else {
@@ -533,6 +548,7 @@ static int render(const check_cfg *c, const cr_model *m, const row *rows, int n)
 		for (int i = 0; i < n; i++) {
 			add_text_row(&t, &rows[i]);
 			unreleased |= rows[i].rig->unreleased;
+			unvalidated |= !rows[i].est.speed_validated && rows[i].est.tier != CR_TIER_NOFIT;
 		}
 	}
 	cli_table_render(&t, c->fmt, stdout);
@@ -558,6 +574,9 @@ static int render(const check_cfg *c, const cr_model *m, const row *rows, int n)
 					       ? "%s: no quant reaches \"%s\" and none fits; the row is the smallest.\n"
 					       : "%s: no quant reaches \"%s\"; the row is the closest, the fastest that fits.\n",
 				       rows[i].rig->id, cr_tier_name(c->require));
+		if (unvalidated)
+			printf("%s tensor split: the speed model of --split tensor has not been checked against any measurement, and llama.cpp's row split (-sm row) measures far below it; read these speeds as unvalidated.\n",
+			       UNVALIDATED_MARK);
 		/* A line starting "* " would be a list item in Markdown. */
 		if (unreleased)
 			printf("%s hardware that does not exist as described (see 'clefrun rigs').\n",
