@@ -41,6 +41,20 @@ uint64_t cr_rig_memory_bytes(const cr_rig *rig);
 /** Σ count × bandwidth over all device groups, GB/s (the seeds' "aggregate"). */
 double cr_rig_aggregate_bandwidth_gbs(const cr_rig *rig);
 
+/**
+ * The peak bandwidths the decode estimate reads each memory tier at, GB/s,
+ * before the backend's efficiency: what `clefrun rigs` shows per tier.
+ *
+ * @param accel_gbs receives the accelerators' (discrete and unified
+ *   devices): llama.cpp's layer split reads the GPUs one after another, each
+ *   its share of the layers (share = its usable memory), so the figure is
+ *   1 / Σ share / bandwidth — one card's bandwidth when the cards are alike,
+ *   not their sum; 0 when the rig has none.
+ * @param ram_gbs receives system RAM's: one device (socket) of the first
+ *   system group, as llama.cpp does not scale across NUMA nodes; 0 when none.
+ */
+void cr_rig_tier_bandwidth_gbs(const cr_rig *rig, double *accel_gbs, double *ram_gbs);
+
 #ifdef __cplusplus
 }
 #endif

@@ -178,6 +178,34 @@ uint64_t cr_rig_memory_bytes(const cr_rig *rig)
 	return (uint64_t)total;
 }
 
+/* Mirrors src/lib/estimate.c (acc_time for the layer split; the RAM read
+ * of decode() at the first system group's bandwidth); keep them in step. */
+void cr_rig_tier_bandwidth_gbs(const cr_rig *rig, double *accel_gbs, double *ram_gbs)
+{
+	double usable = 0, inv = 0, ram = 0;
+
+	for (unsigned i = 0; i < rig->n_devices; i++) {
+		const cr_device *d = &rig->devices[i];
+
+		if (d->kind == CR_MEM_SYSTEM) {
+			if (ram == 0)
+				ram = d->bandwidth_gbs;
+			continue;
+		}
+		usable += d->count * d->memory_gib * d->usable_fraction;
+	}
+	for (unsigned i = 0; i < rig->n_devices && usable > 0; i++) {
+		const cr_device *d = &rig->devices[i];
+
+		if (d->kind != CR_MEM_SYSTEM && d->bandwidth_gbs > 0)
+			inv += d->count * d->memory_gib * d->usable_fraction / usable / d->bandwidth_gbs;
+	}
+	if (accel_gbs)
+		*accel_gbs = inv > 0 ? 1.0 / inv : 0;
+	if (ram_gbs)
+		*ram_gbs = ram;
+}
+
 double cr_rig_aggregate_bandwidth_gbs(const cr_rig *rig)
 {
 	double total = 0;

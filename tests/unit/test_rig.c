@@ -12,6 +12,7 @@
  */
 #include "unit.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -214,6 +215,36 @@ static const error_row error_rows[] = {
 	  "rig spec \"custom:mem_gb=64,bw_gbs=89.6,backend=cpu,ram_gb=64,ram_bw_gbs=89.6\": ram_gb adds system RAM to GPUs; this rig is system RAM already" },
 };
 
+/* What the estimate reads each tier at, not the sum over the rig. */
+static void test_tier_bandwidth(void **state)
+{
+	cr_rig r;
+	cr_error err = { 0, "" };
+	double acc = -1, ram = -1;
+
+	(void)state;
+	assert_int_equal(cr_rig_parse_spec("custom:mem_gb=24,bw_gbs=936,devices=2,ram_gb=512,ram_bw_gbs=204.8",
+					   &r, &err), CR_OK);
+	cr_rig_tier_bandwidth_gbs(&r, &acc, &ram);
+	assert_true(fabs(acc - 936) < 1e-9 && ram == 204.8);
+	assert_true(cr_rig_aggregate_bandwidth_gbs(&r) > 2000); /* the seeds' 2076.8 */
+	/* Two sockets: one socket's bandwidth; no GPU tier. */
+	assert_int_equal(cr_rig_parse_spec("custom:mem_gb=384,bw_gbs=460.8,devices=2,backend=cpu", &r, &err),
+			 CR_OK);
+	cr_rig_tier_bandwidth_gbs(&r, &acc, &ram);
+	assert_true(acc == 0 && ram == 460.8);
+	/* Unlike cards in turn, each its memory share: 1 / (0.5/1000 + 0.5/500). */
+	r.n_devices = 2;
+	r.devices[0].kind = r.devices[1].kind = CR_MEM_DISCRETE;
+	r.devices[0].count = r.devices[1].count = 1;
+	r.devices[0].memory_gib = r.devices[1].memory_gib = 24;
+	r.devices[0].usable_fraction = r.devices[1].usable_fraction = 1;
+	r.devices[0].bandwidth_gbs = 1000;
+	r.devices[1].bandwidth_gbs = 500;
+	cr_rig_tier_bandwidth_gbs(&r, &acc, &ram);
+	assert_true(fabs(acc - 1000.0 / 1.5) < 1e-9 && ram == 0);
+}
+
 static void test_parse_errors(void **state)
 {
 	unsigned bad = 0;
@@ -342,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_parse_valid),
 		cmocka_unit_test(test_parse_name),
 		cmocka_unit_test(test_parse_errors),
+		cmocka_unit_test(test_tier_bandwidth),
 		cmocka_unit_test(test_parse_length),
 		cmocka_unit_test(test_sums),
 		cmocka_unit_test(test_sums_empty),
