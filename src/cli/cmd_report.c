@@ -289,10 +289,13 @@ int rpt_gather(const rpt_cfg *c, rpt_data *d)
 			goto fail;
 		for (size_t i = 0; i < d->n_curve; i++)
 			q->curve_gib[i] = (double)mem[i].total_bytes / 1073741824.0;
-		if ((rc = cr_curve_memory(m, q->quant, &one, &o, ends, 2, mem, &err)))
+		/* The single-device figure, the same call inspect makes. */
+		o.n_ctx = ends[0];
+		if ((rc = cr_curve_one_gpu_memory(m, q->quant, &o, &q->at_ctx, &err)))
 			goto fail;
-		q->at_ctx = mem[0];
-		q->at_max = mem[1];
+		o.n_ctx = ends[1];
+		if ((rc = cr_curve_one_gpu_memory(m, q->quant, &o, &q->at_max, &err)))
+			goto fail;
 	}
 	free(mem);
 	mem = NULL;

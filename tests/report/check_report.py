@@ -392,6 +392,26 @@ def check_hostile_page(args, out, what):
     return p
 
 
+def check_inspect_agrees(args, gguf, html, what):
+    """inspect and report print one memory figure for a GGUF (the one-GPU
+    figure of cr_curve_one_gpu_memory): the report's quant row at the
+    context against inspect's memory.total_bytes."""
+    r = run(args, "inspect", "--header-only", "--format", "json", gguf)
+    try:
+        total = json.loads(r.stdout.decode("utf-8", errors="replace"))["memory"]["total_bytes"]
+    except (ValueError, KeyError) as e:
+        fail("%s: inspect gave no JSON: %s" % (what, e))
+        return
+    text = open(html, encoding="utf-8").read()
+    row = re.search(r'<tr[^>]*data-quant="[^"]*"[^>]*>(.*?)</tr>', text, re.S)
+    cells = re.findall(r'<td class="num">([0-9.]+) GiB', row.group(1)) if row else []
+    check(len(cells) >= 2, "%s: no memory cells in the quant row" % what)
+    if len(cells) >= 2:
+        shown = float(cells[1])
+        check(abs(shown - total / 2**30) <= 0.006 * shown,
+              "%s: report shows %s GiB at the context, inspect %.3f GiB" % (what, cells[1], total / 2**30))
+
+
 def test_hostile(args):
     gguf = os.path.join(args.work, "x<script>&\"'.gguf")
     hostile_gguf(args, gguf)
@@ -399,6 +419,7 @@ def test_hostile(args):
         return
     out = os.path.join(args.work, "hostile.html")
     run(args, "report", "--header-only", "--model", gguf, "-o", out)
+    check_inspect_agrees(args, gguf, out, "hostile GGUF report")
     p = check_hostile_page(args, out, "hostile GGUF report")
     if p:
         check(p.h1 == EVIL_SHOWN, "hostile GGUF report: <h1> %r, want %r" % (p.h1, EVIL_SHOWN))
