@@ -6,7 +6,7 @@
  *
  *   custom:mem_gb=24,bw_gbs=1008[,devices=2][,tflops=165]
  *          [,backend=cuda|metal|rocm|vulkan|cpu][,kind=discrete|unified|system]
- *          [,ram_gb=64,ram_bw_gbs=89.6]
+ *          [,usable_gb=100][,ram_gb=64,ram_bw_gbs=89.6]
  *
  * mem_gb is the memory of ONE device in binary gigabytes (as memory is sold:
  * a "24 GB" card has 24 GiB), bw_gbs its bandwidth in decimal GB/s, tflops
@@ -14,6 +14,10 @@
  * estimated), backend=cuda, kind=discrete (backend=cpu implies kind=system,
  * backend=metal kind=unified unless given). ram_gb and ram_bw_gbs add a
  * system-RAM tier (GiB, GB/s) beside the GPUs, for partial offload.
+ * usable_gb is the memory the runtime may use on one device (GiB, at most
+ * mem_gb); without it the platform's default applies (unified memory:
+ * macOS's GPU wired limit, what CUDA may allocate on Linux, the Strix Halo
+ * BIOS/GTT split; docs/methodology.md "Usable memory").
  */
 #ifndef CLEFRUN_RIG_H
 #define CLEFRUN_RIG_H

@@ -1052,7 +1052,8 @@ static void section_method(cli_buf *b, const rpt_data *d, const kv_facts *kv)
 			"&#215; head size &#215; bytes per element &#215; cells; cells = the context rounded up to 256, "
 			"sliding-window layers at most their window, linear-attention layers none (a fixed state).</li>\n"
 			"<li><strong>Usable memory</strong>: a discrete GPU all of its memory less 512&#160;MiB of runtime; "
-			"unified memory 75&#160;% (what Metal lets the GPU use); system RAM 90&#160;%. A fit with less than "
+			"unified memory what the platform lets the GPU use (macOS 2/3 of RAM up to 36&#160;GiB, 3/4 above; "
+			"Linux CUDA 79&#160;%; Strix Halo 75&#160;%; or the rig&#39;s own figure); system RAM 90&#160;%. A fit with less than "
 			"llama.cpp&#39;s 1&#160;GiB margin free is <em>tight</em>.</li>\n"
 			"<li><strong>Decode tokens/s</strong> = 1 &#247; (bytes read per token &#247; (efficiency &#215; "
 			"bandwidth) + latency per token); the bytes are the active weights plus the KV cache at that "
@@ -1119,7 +1120,7 @@ static void section_method(cli_buf *b, const rpt_data *d, const kv_facts *kv)
 	/* 4. Usable memory. */
 	cli_buf_puts(b, "<li><strong>What fits.</strong> Calculators compare the model with the whole memory. "
 			"The runtime cannot use all of it: 512&#160;MiB per GPU go to the driver and runtime, the GPU "
-			"of a Mac or another unified-memory machine gets about 75&#160;%, and llama.cpp keeps 1&#160;GiB "
+			"of a Mac gets 2/3 to 3/4 of its memory (macOS&#39;s GPU wired limit), a DGX Spark about 79&#160;%, and llama.cpp keeps 1&#160;GiB "
 			"free per device. Calculators also add a flat 2k-token cache, where this page shows each "
 			"context up to the model&#39;s maximum.</li>\n");
 	/* 5. Bits per weight. */

@@ -960,7 +960,7 @@ size_t cr_estimate_explain(const cr_model *m, const cr_quant *q, const cr_rig *r
 			 (double)e->memory.device_bytes / 1e9, (double)e->memory.host_bytes / 1e9,
 			 t.has_sys ? "" : " (host not counted: discrete GPUs only)", e->offload_fraction * 100);
 	if ((x = term(terms, &n, max, "available", (double)e->memory.available_bytes, "bytes",
-		      "discrete 100%, unified 75% (Metal recommendedMaxWorkingSetSize), system RAM 90% (clefrun policy)")))
+		      "discrete 100%; unified: macOS GPU wired limit (2/3 of RAM to 36 GiB, 3/4 above), Linux CUDA 79% (DGX Spark), Strix Halo 75% (BIOS/GTT), or the rig's usable_gb; system RAM 90% (clefrun policy)")))
 		snprintf(x->formula, sizeof(x->formula), "accelerators %.3f GB + system RAM %.3f GB; headroom wanted %.0f MiB per device",
 			 t.acc_usable / 1e9, t.has_sys ? t.sys_cap / 1e9 : 0.0, (double)o->headroom_bytes / MIB);
 	if ((x = term(terms, &n, max, "decode", e->decode_tokens_per_s, "tokens/s",
