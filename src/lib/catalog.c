@@ -372,13 +372,50 @@ static int read_kv_heads(jr_ctx *c, const cJSON *o, cr_model *m)
 	return CR_OK;
 }
 
+/* "native_quant": {"type", "bpw", "tensors", "source"}: weights that ship
+ * quantized (docs/catalog.md). Only routed experts for now ("tensors":
+ * "experts", gpt-oss's MXFP4), so the model must be a mixture of experts. */
+static int read_native_quant(jr_ctx *c, const cJSON *o, cr_model *m)
+{
+	static const char *const keys[] = { "type", "bpw", "tensors", "source", NULL };
+	const cJSON *sub;
+	char tensors[16];
+	size_t saved;
+	int rc = jr_req_object(c, o, "native_quant", &sub);
+
+	if (rc)
+		return rc;
+	saved = jr_push_key(c, "native_quant");
+	if (!(rc = jr_check_keys(c, sub, keys)) &&
+	    !(rc = jr_req_string(c, sub, "type", m->native_type, sizeof(m->native_type))) &&
+	    !(rc = jr_check_id(c, "type", m->native_type, true)) &&
+	    !(rc = jr_req_number(c, sub, "bpw", 1.0, 16.0, &m->native_bpw)) &&
+	    !(rc = jr_req_string(c, sub, "tensors", tensors, sizeof(tensors))) &&
+	    !(rc = jr_req_string(c, sub, "source", m->native_source, sizeof(m->native_source)))) {
+		if (strcmp(tensors, "experts") != 0)
+			rc = jr_fail(c, CR_ERR_INVALID, "tensors", "expected \"experts\", got \"%s\"",
+				     tensors);
+		else if (!m->experts_total || m->experts_used >= m->experts_total)
+			rc = jr_fail(c, CR_ERR_INVALID, "tensors",
+				     "\"experts\" needs a mixture-of-experts model (experts.total above experts.used)");
+		else if (!m->native_source[0])
+			rc = jr_fail(c, CR_ERR_INVALID, "source", "empty source");
+	}
+	jr_pop(c, saved);
+	if (rc) {
+		m->native_type[0] = '\0';
+		m->native_bpw = 0;
+	}
+	return rc;
+}
+
 static int read_model(jr_ctx *c, const cJSON *o, cr_model *m)
 {
 	static const char *const keys[] = { "id", "name", "family", "developer", "license",
 		"released", "backbone", "arch", "params", "active_params", "context_max", "vocab",
 		"layers", "hidden", "ffn", "heads", "kv_heads", "head_dim_k", "head_dim_v",
 		"layer_pattern", "window", "linear_attention", "mla", "experts",
-		"tied_embeddings", "sources", "notes", NULL };
+		"tied_embeddings", "native_quant", "sources", "notes", NULL };
 	static const char *const mla_keys[] = { "kv_lora_rank", "rope_dim", NULL };
 	static const char *const moe_keys[] = { "total", "used", "shared", NULL };
 	static const uint64_t mla_lo[] = { 1, 0 }, moe_lo[] = { 1, 1, 0 };
@@ -479,6 +516,8 @@ static int read_model(jr_ctx *c, const cJSON *o, cr_model *m)
 		m->experts_used = (uint32_t)v[1];
 		m->experts_shared = (uint32_t)v[2];
 	}
+	if (cJSON_HasObjectItem(o, "native_quant"))
+		return read_native_quant(c, o, m);
 	return CR_OK;
 }
 

@@ -29,6 +29,29 @@ static bool better_quality(double bpw_a, double tps_a, size_t ia, double bpw_b, 
 	return ia < ib;
 }
 
+/* The quality a candidate stands for: its bits per weight; for a model
+ * whose experts ship natively quantized, the bits per weight of the file as
+ * sized (experts native, the rest the preset's), capped at the native-format
+ * file's (experts native, the rest Q8_0, estimate.c). Q8_0 is lossless on
+ * the rest within measurement (llama-quantize: +0.0004 ppl @ Llama-3-8B), so
+ * a bigger file (F16 or BF16: 13.8 GB against 12.1 for gpt-oss-20b) is an
+ * upcast that adds bytes and no quality: it ties with the native file and
+ * loses on speed. */
+static double quality_bpw(const cr_model *m, const cr_quant *q, const cr_estimate_opts *o)
+{
+	cr_quant ceiling;
+	double eff, top;
+
+	if (!(m->native_bpw > 0) || !m->native_type[0] || o->weights_bytes)
+		return q->bpw;
+	memset(&ceiling, 0, sizeof(ceiling));
+	snprintf(ceiling.base_type, sizeof(ceiling.base_type), "%s", m->native_type);
+	ceiling.bpw = m->native_bpw;
+	eff = (double)cr_estimate_weights_bytes(m, q, o);
+	top = (double)cr_estimate_weights_bytes(m, &ceiling, o);
+	return (eff < top ? eff : top) * 8.0 / (double)m->params;
+}
+
 /* How fast an estimate is on the measure its tier is judged on: decode
  * tokens/s, or decisions per second under --workload decide (0 when
  * unknown). Larger is faster. */
@@ -58,6 +81,7 @@ int cr_decide_best_quant(const cr_model *model, const cr_quant *const *quants, s
 	 * fastest (the fallback when nothing reaches it). */
 	size_t best[CR_TIER_COUNT], fast[CR_TIER_COUNT];
 	cr_estimate best_est[CR_TIER_COUNT], fast_est[CR_TIER_COUNT];
+	double qual[CR_TIER_COUNT];
 	bool have[CR_TIER_COUNT] = { false };
 
 	if (!model || !rig || !opts || !index)
@@ -84,15 +108,20 @@ int cr_decide_best_quant(const cr_model *model, const cr_quant *const *quants, s
 			if (!have[t] || quants[i]->bpw < quants[best[t]]->bpw) {
 				best[t] = fast[t] = i;
 				best_est[t] = fast_est[t] = e;
+				qual[t] = quants[i]->bpw;
 				have[t] = true;
 			}
 			continue;
 		}
-		if (!have[t] || better_quality(quants[i]->bpw, e.decode_tokens_per_s, i,
-					       quants[best[t]]->bpw,
-					       best_est[t].decode_tokens_per_s, best[t])) {
-			best[t] = i;
-			best_est[t] = e;
+		{
+			double qi = quality_bpw(model, quants[i], opts);
+
+			if (!have[t] || better_quality(qi, e.decode_tokens_per_s, i, qual[t],
+						       best_est[t].decode_tokens_per_s, best[t])) {
+				best[t] = i;
+				best_est[t] = e;
+				qual[t] = qi;
+			}
 		}
 		if (!have[t] || closer(pace(opts, &e), quants[i]->bpw, i, pace(opts, &fast_est[t]),
 				       quants[fast[t]]->bpw, fast[t])) {
@@ -111,10 +140,8 @@ int cr_decide_best_quant(const cr_model *model, const cr_quant *const *quants, s
 		for (int t = 0; t <= (int)require; t++) {
 			if (!have[t])
 				continue;
-			if (!found || better_quality(quants[best[t]]->bpw,
-						     best_est[t].decode_tokens_per_s, best[t],
-						     quants[w]->bpw, best_est[wt].decode_tokens_per_s,
-						     w)) {
+			if (!found || better_quality(qual[t], best_est[t].decode_tokens_per_s, best[t],
+						     qual[wt], best_est[wt].decode_tokens_per_s, w)) {
 				w = best[t];
 				wt = (cr_tier)t;
 				found = true;

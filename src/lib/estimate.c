@@ -235,11 +235,34 @@ uint64_t cr_estimate_state_bytes(const cr_model *m, const cr_estimate_opts *o)
 	return cr_model_count_layers(m, CR_LAYER_RECURRENT) * (conv + ssm) * 4ull * o->n_seq;
 }
 
+static double expert_fraction(const cr_model *m);
+
+/* The tensors other than natively quantized experts, in the native-format
+ * preset itself (llama-quantize MXFP4_MOE), are Q8_0: 8.5 bpw (34 bytes per
+ * 32, gguf-py GGML_QUANT_SIZES). The files agree: ggml-org's and bartowski's
+ * gpt-oss-20b MXFP4 are 12.1 GB = 19.1B expert params x 4.25 / 8 (10.16 GB)
+ * + 1.80B others x 8.5 / 8 (1.92 GB). */
+#define NATIVE_REST_BPW 8.5
+
 uint64_t cr_estimate_weights_bytes(const cr_model *m, const cr_quant *q,
 				   const cr_estimate_opts *o)
 {
 	if (o->weights_bytes)
 		return o->weights_bytes;
+	/* Natively quantized experts stay in their type at every preset: GGUF
+	 * publishers keep gpt-oss's experts in MXFP4 ("All quants keep the
+	 * feed forward networks at mxfp4", bartowski/openai_gpt-oss-20b-GGUF;
+	 * unsloth/gpt-oss-20b-GGUF: Q2_K 11.5 GB, Q4_K_M 11.6, F16 13.8), so
+	 * only the other tensors take the preset's type. Re-expanding the
+	 * experts (a 22.3 GB "Q8_0", DevQuasar/openai.gpt-oss-20b-GGUF) adds
+	 * bytes and no quality: clefrun never sizes that. */
+	if (m->native_bpw > 0 && m->native_type[0]) {
+		double native = expert_fraction(m) * (double)m->params;
+		double rest_bpw = strcmp(q->base_type, m->native_type) == 0 ? NATIVE_REST_BPW : q->bpw;
+
+		return (uint64_t)(native * m->native_bpw / 8.0 +
+				  ((double)m->params - native) * rest_bpw / 8.0);
+	}
 	return (uint64_t)((double)m->params * q->bpw / 8.0);
 }
 
@@ -927,6 +950,13 @@ size_t cr_estimate_explain(const cr_model *m, const cr_quant *q, const cr_rig *r
 		if (o->weights_bytes)
 			snprintf(x->formula, sizeof(x->formula), "exact tensor bytes %.0f%s",
 				 weights, m->tied_embeddings && t.n_acc ? " + tied output copy" : "");
+		else if (m->native_bpw > 0 && m->native_type[0])
+			snprintf(x->formula, sizeof(x->formula),
+				 "%.4g expert params x %.2f bpw (%s, native) + %.4g others x %.2f bpw, / 8 = %.3f GB",
+				 expert_fraction(m) * (double)m->params, m->native_bpw, m->native_type,
+				 (1.0 - expert_fraction(m)) * (double)m->params,
+				 strcmp(q->base_type, m->native_type) == 0 ? NATIVE_REST_BPW : q->bpw,
+				 weights / 1e9);
 		else
 			snprintf(x->formula, sizeof(x->formula),
 				 "%.4g params x %.2f bpw / 8 = %.3f GB (embeddings %.3f GB on host%s)",

@@ -259,6 +259,47 @@ static void test_fallback_fastest_partial_offload(void **state)
 	assert_true(e.decode_tokens_per_s > 5 * eh.decode_tokens_per_s);
 }
 
+/* gpt-oss on a 4090: the native MXFP4 file, not an upcast. F16 (13.8 GB)
+ * adds bytes over the MXFP4 file (12.1 GB) and no quality; Q8_0 is the same
+ * file and comes later in the catalog. It once chose Q8_0 sized 22 GB. */
+static void test_native_quant_best(void **state)
+{
+	const cr_quant *q[64], *cand[64];
+	size_t nq = all_quants(q), nc = 0, idx = 999;
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	const cr_rig *r = cr_catalog_find_rig(cat, "rtx4090");
+	const cr_model *m = model("gpt-oss-20b");
+	cr_estimate e;
+
+	(void)state;
+	for (size_t k = 0; k < nq; k++)
+		if (cr_decide_default_candidate(m, q[k]))
+			cand[nc++] = q[k];
+	assert_int_equal(cr_decide_best_quant(m, cand, nc, r, &o, CR_TIER_OK, &idx, &e, NULL), CR_OK);
+	assert_string_equal(cand[idx]->id, "MXFP4");
+	assert_true(e.memory.weights_bytes < 12500000000ull);
+	/* Without the native preset: Q8_0 (same bytes) over F16 and BF16. */
+	{
+		const cr_quant *three[3] = { quant("F16"), quant("Q8_0"), quant("BF16") };
+
+		assert_int_equal(cr_decide_best_quant(m, three, 3, r, &o, CR_TIER_OK, &idx, &e, NULL),
+				 CR_OK);
+		assert_string_equal(three[idx]->id, "Q8_0");
+	}
+	/* Below the cap the files' order holds: Q6_K over Q4_K_M. */
+	{
+		const cr_quant *two[2] = { quant("Q4_K_M"), quant("Q6_K") };
+
+		assert_int_equal(cr_decide_best_quant(m, two, 2, r, &o, CR_TIER_OK, &idx, &e, NULL),
+				 CR_OK);
+		assert_string_equal(two[idx]->id, "Q6_K");
+	}
+	/* A dense model still takes the highest bpw that fits: BF16 for an 8B. */
+	assert_int_equal(cr_decide_best_quant(model("llama-3.1-8b"), cand, nc, r, &o, CR_TIER_OK, &idx,
+					      &e, NULL), CR_OK);
+	assert_true(cand[idx]->bpw == 16.0);
+}
+
 /* --workload decide on a rig without an FP16 figure: tier unknown, which
  * reaches no tier, and the fallback is the highest bpw that fits (no speed
  * to be close by). */
@@ -481,6 +522,7 @@ int main(void)
 		cmocka_unit_test(test_fallbacks),
 		cmocka_unit_test(test_fallback_fastest_partial_offload),
 		cmocka_unit_test(test_decide_unknown),
+		cmocka_unit_test(test_native_quant_best),
 		cmocka_unit_test(test_invalid),
 		cmocka_unit_test(test_default_candidates),
 		cmocka_unit_test(test_compare_keys),

@@ -13,6 +13,7 @@
  */
 #include "unit.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -1058,6 +1059,42 @@ static void test_decode_depth(void **state)
 		    deep.decode_tokens_per_s);
 }
 
+/* gpt-oss ships its experts in MXFP4 and every GGUF keeps them so: presets
+ * are sized per tensor type, against the published file sizes
+ * (unsloth/gpt-oss-20b-GGUF F16 13.8 GB, Q8_0 12.1, Q4_K_M 11.6, Q2_K 11.5;
+ * bartowski MXFP4 12.1), not params x bpw (Q8_0 once 22.2 GB). */
+static void test_native_quant_sizing(void **state)
+{
+	const cr_model *m = model("gpt-oss-20b");
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	static const struct {
+		const char *quant;
+		double file_gb, tolerance;
+	} files[] = {
+		{ "F16", 13.8, 0.01 }, { "Q8_0", 12.1, 0.01 }, { "MXFP4", 12.1, 0.01 },
+		{ "Q6_K", 12.04, 0.04 }, { "Q4_K_M", 11.6, 0.04 }, { "Q2_K", 11.5, 0.06 },
+	};
+
+	(void)state;
+	assert_string_equal(m->native_type, "MXFP4");
+	assert_true(m->native_bpw == 4.25);
+	for (size_t i = 0; i < UNIT_ARRAY_LEN(files); i++) {
+		double gb = (double)cr_estimate_weights_bytes(m, quant(files[i].quant), &o) / 1e9;
+
+		if (fabs(gb - files[i].file_gb) > files[i].tolerance * files[i].file_gb)
+			fail_msg("%s: %.3f GB, file %.2f GB", files[i].quant, gb, files[i].file_gb);
+	}
+	/* The native-format preset and Q8_0 are one file (the rest in Q8_0). */
+	assert_true(llabs((long long)cr_estimate_weights_bytes(m, quant("MXFP4"), &o) -
+			  (long long)cr_estimate_weights_bytes(m, quant("Q8_0"), &o)) < 10000000);
+	/* A model without native_quant keeps params x bpw. */
+	assert_int_equal(cr_estimate_weights_bytes(model("llama-3.1-8b"), quant("Q8_0"), &o),
+			 (uint64_t)((double)model("llama-3.1-8b")->params * 8.51 / 8.0));
+	/* Exact GGUF bytes win over any sizing. */
+	o.weights_bytes = 123456789;
+	assert_int_equal(cr_estimate_weights_bytes(m, quant("F16"), &o), 123456789);
+}
+
 /* A rig that holds a 256-token cache but not the 512-token minimum: no fit,
  * and no largest context either (it once said 256). */
 static void test_nofit_has_no_max_context(void **state)
@@ -1356,6 +1393,7 @@ int main(void)
 		cmocka_unit_test(test_decode_bandwidth),
 		cmocka_unit_test(test_decode_depth),
 		cmocka_unit_test(test_nofit_has_no_max_context),
+		cmocka_unit_test(test_native_quant_sizing),
 		cmocka_unit_test(test_decode_moe),
 		cmocka_unit_test(test_prefill),
 		cmocka_unit_test(test_multi_device),
