@@ -79,11 +79,14 @@ int cr_decide_best_quant(const cr_model *model, const cr_quant *const *quants, s
 {
 	/* Per tier: the best by quality (for reaching "require") and the
 	 * fastest (the fallback when nothing reaches it). */
-	size_t best[CR_TIER_COUNT], fast[CR_TIER_COUNT];
+	size_t best[CR_TIER_COUNT] = { 0 }, fast[CR_TIER_COUNT] = { 0 };
 	cr_estimate best_est[CR_TIER_COUNT], fast_est[CR_TIER_COUNT];
-	double qual[CR_TIER_COUNT];
+	double qual[CR_TIER_COUNT] = { 0 };
 	bool have[CR_TIER_COUNT] = { false };
 
+	/* Read only where have[t]; cleared so that no path can see garbage. */
+	memset(best_est, 0, sizeof(best_est));
+	memset(fast_est, 0, sizeof(fast_est));
 	if (!model || !rig || !opts || !index)
 		return cr_seterr(err, CR_ERR_INVALID, "best quant: missing model, rig, options or output");
 	if (!quants || n_quants == 0)
@@ -136,14 +139,17 @@ int cr_decide_best_quant(const cr_model *model, const cr_quant *const *quants, s
 		bool found = false;
 		size_t w = 0;
 		cr_tier wt = CR_TIER_FAST;
+		double w_qual = 0, w_tps = 0;
 
 		for (int t = 0; t <= (int)require; t++) {
 			if (!have[t])
 				continue;
 			if (!found || better_quality(qual[t], best_est[t].decode_tokens_per_s, best[t],
-						     qual[wt], best_est[wt].decode_tokens_per_s, w)) {
+						     w_qual, w_tps, w)) {
 				w = best[t];
 				wt = (cr_tier)t;
+				w_qual = qual[t];
+				w_tps = best_est[t].decode_tokens_per_s;
 				found = true;
 			}
 		}
