@@ -75,6 +75,12 @@ typedef struct cr_model {
 	uint32_t mla_kv_lora_rank, mla_rope_dim;
 	uint32_t experts_total, experts_used, experts_shared; /**< 0 when dense */
 	bool tied_embeddings;
+	/** Native quantization: the routed-expert tensors ship quantized (gpt-oss:
+	 *  MXFP4) and GGUF files keep them so at every preset; "" / 0 when none.
+	 *  Presets are then sized per tensor type (estimate.h). */
+	char native_type[CR_ID_MAX];  /**< ggml type of those tensors, "MXFP4" */
+	double native_bpw;            /**< its bits per weight (MXFP4: 4.25) */
+	char native_source[CR_URL_MAX]; /**< where the native format and the file sizes are stated */
 	char notes[CR_TEXT_MAX];
 	char sources[CR_MAX_SOURCES][CR_URL_MAX];
 	unsigned n_sources;

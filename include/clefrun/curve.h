@@ -70,6 +70,24 @@ int cr_curve_memory(const cr_model *model, const cr_quant *quant, const cr_rig *
  */
 void cr_curve_one_gpu_rig(cr_rig *out);
 
+/**
+ * The single-device figure: memory of @p model at @p quant and opts->n_ctx
+ * on the rig of cr_curve_one_gpu_rig, i.e. what one GPU with room for
+ * everything holds. It is the one memory figure `clefrun inspect` and
+ * `clefrun report` print for a model, so that they cannot disagree:
+ * out->total_bytes == out->device_bytes = weights less the token-embedding
+ * table (plus the output copy of tied embeddings) + KV cache + state + one
+ * compute buffer + 512 MiB of runtime overhead; out->host_bytes (token
+ * embeddings, logits) is not part of it; out->weights_bytes counts every
+ * resident weight as cr_estimate_run does.
+ *
+ * @return 0, or an error of cr_estimate_run (e.g. CR_ERR_RANGE for a
+ *   context above the model's maximum; CR_ERR_UNSUPPORTED for a quantized V
+ *   cache without flash attention), with @p err naming it.
+ */
+int cr_curve_one_gpu_memory(const cr_model *model, const cr_quant *quant,
+			    const cr_estimate_opts *opts, cr_memory *out, cr_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -6,15 +6,17 @@
  * Pure functions like the estimator they call (estimate.h): plain structs
  * in and out, no I/O, no allocation, no global state. "Reaches a tier"
  * means the estimate's tier is that tier or a better one in cr_tier order
- * (fast < ok < slow < tight < no-fit).
+ * (fast < ok < slow < tight < unknown < no-fit); unknown reaches no tier.
  *
  * Best quant. Among the candidate quants whose estimate reaches the
  * required tier, the one with the highest bits per weight (the best quality
  * that is still good enough); equal bpw: the faster decode, then the earlier
- * candidate. When none reaches the tier, the best the rig can do is
- * reported instead: the same rule applied to the best tier any candidate
- * reaches (so "slow, with Q6_K"); when nothing fits at all, the lowest bpw
- * (the one that comes closest to fitting).
+ * candidate. When none reaches the tier, the candidate closest to it is
+ * reported instead: in the best tier any candidate reaches, the fastest
+ * (decode tokens/s, or time-to-decision under --workload decide; then the
+ * higher bpw), so "slow, with Q2_K at 7.7 t/s" rather than Q8_0 at 1.2;
+ * in the unknown tier (no speed to compare) the highest bpw; when nothing
+ * fits at all, the lowest bpw (the one that comes closest to fitting).
  *
  * Candidates. cr_decide_best_quant weighs exactly the quants it is given.
  * The default set (cr_decide_default_candidate, used by cr_decide_fit unless
@@ -60,7 +62,7 @@ extern "C" {
  *                 borrowed, not kept.
  * @param require  the tier to reach (CR_TIER_FAST .. CR_TIER_TIGHT).
  * @param index    receives the index into @p quants of the choice, or of
- *                 the best the rig can do when none reaches @p require.
+ *                 the candidate closest to @p require when none reaches it.
  * @param estimate receives the estimate of that quant (may be NULL).
  * @return 0 when a quant reaches @p require; CR_ERR_NOTFOUND when none does
  *   (@p index and @p estimate then describe the best the rig can do,
@@ -86,7 +88,7 @@ bool cr_decide_default_candidate(const cr_model *model, const cr_quant *quant);
 /** What cr_decide_fit found for one model. */
 typedef enum cr_fit_status {
 	CR_FIT_REACHES = 0, /**< some quant reaches the required tier */
-	CR_FIT_BELOW,       /**< none does; quant/estimate are the best the rig can do */
+	CR_FIT_BELOW,       /**< none does; quant/estimate are the closest (best tier, then fastest) */
 	CR_FIT_CONTEXT      /**< the model's training context is below the requested one; not estimated */
 } cr_fit_status;
 

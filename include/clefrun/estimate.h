@@ -42,6 +42,9 @@ typedef enum cr_tier {
 	CR_TIER_OK,       /**< fits with headroom, 8 <= decode < 20 */
 	CR_TIER_SLOW,     /**< fits with headroom, decode < 8 */
 	CR_TIER_TIGHT,    /**< fits with less than the headroom, or only below the requested context */
+	CR_TIER_UNKNOWN,  /**< fits with headroom, but the speed the tier is judged on is unknown
+			       (--workload decide on a rig without an FP16 TFLOPS figure): it reaches
+			       no --require, so a gate fails instead of passing on a guess */
 	CR_TIER_NOFIT,    /**< does not fit even at the smallest context */
 	CR_TIER_COUNT
 } cr_tier;
@@ -77,8 +80,9 @@ typedef struct cr_estimate_opts {
 	cr_kv_type type_k;       /**< K cache type */
 	cr_kv_type type_v;       /**< V cache type (quantized needs flash attention) */
 	bool flash_attn;         /**< flash attention on (resolve "auto" with cr_estimate_resolve_flash_attn) */
-	uint32_t depth;          /**< tokens already in the cache when decoding; 0 = n_ctx */
-	uint32_t prompt_tokens;  /**< prompt for time-to-decision; 0 = min(n_ctx, 2048) */
+	uint32_t depth;          /**< tokens already in the cache when decoding, 0 (empty) to n_ctx;
+				      CR_DEPTH_CONTEXT = n_ctx (a full cache) */
+	uint32_t prompt_tokens;  /**< prompt for time-to-decision, at most n_ctx; 0 = min(n_ctx, 2048) */
 	uint64_t headroom_bytes; /**< free memory wanted per device (tight below it) */
 	uint64_t weights_bytes;  /**< exact weight bytes (file size); 0 = params × bpw ÷ 8 */
 	bool swa_full;           /**< --swa-full: sliding layers keep the whole context */
@@ -88,6 +92,9 @@ typedef struct cr_estimate_opts {
 	cr_workload workload;    /**< what the tier is judged on */
 	bool kv_unified;         /**< one KV stream shared by the sequences (llama.cpp --kv-unified) */
 } cr_estimate_opts;
+
+/** cr_estimate_opts.depth: decode with the whole context in the cache (the default). */
+#define CR_DEPTH_CONTEXT UINT32_MAX
 
 /** Default context when the user gives none: 8192, capped at the model's. */
 #define CR_DEFAULT_CTX 8192u
@@ -102,7 +109,7 @@ typedef struct cr_estimate_opts {
 
 #define CR_ESTIMATE_OPTS_INIT                                                           \
 	{ .n_ctx = CR_DEFAULT_CTX, .n_seq = 1, .n_ubatch = 512, .type_k = CR_KV_F16,    \
-	  .type_v = CR_KV_F16, .flash_attn = true, .depth = 0, .prompt_tokens = 0,       \
+	  .type_v = CR_KV_F16, .flash_attn = true, .depth = CR_DEPTH_CONTEXT, .prompt_tokens = 0,       \
 	  .headroom_bytes = CR_DEFAULT_HEADROOM_BYTES, .weights_bytes = 0,                \
 	  .swa_full = false, .split = CR_SPLIT_LAYER, .gpu_layers = -1, .cpu_moe = false, \
 	  .workload = CR_WORKLOAD_CHAT, .kv_unified = false }
@@ -138,7 +145,8 @@ typedef struct cr_estimate {
 	uint64_t kv_bytes_per_token; /**< KV growth per token of context at this KV type */
 	uint64_t weights_read_bytes; /**< weight bytes read per decoded token */
 	bool fits;                 /**< the requested context fits */
-	uint32_t max_context;      /**< largest context that fits (multiple of 256, ≤ model max); 0 = none */
+	uint32_t max_context;      /**< largest context that fits (multiple of 256, ≤ model max); 0 = none
+				        (also when only a context below the 512-token minimum would: no-fit) */
 	double offload_fraction;   /**< share of layer bytes in system RAM (0: all on accelerators) */
 	uint32_t gpu_layers;       /**< repeating layers on accelerators */
 	uint64_t free_bytes;       /**< usable memory left on the tier that limits */
@@ -160,6 +168,8 @@ typedef struct cr_estimate {
 	uint32_t decode_depth;       /**< depth used for decode */
 	uint32_t prompt_tokens;      /**< prompt used for time_to_decision_s */
 	bool flash_attn;             /**< flash attention as estimated */
+	bool speed_validated;        /**< false when the speeds come from a mode no measurement has checked:
+					  tensor split over several GPUs (llama.cpp -sm row measures far below it) */
 	char basis[256];             /**< one line: what bounds decode (tier, bandwidth, efficiency) */
 	cr_tier tier;
 } cr_estimate;
@@ -167,8 +177,8 @@ typedef struct cr_estimate {
 /**
  * Estimate @p model at @p quant on @p rig.
  * @return 0; CR_ERR_INVALID for a zero context/ubatch/seq or a rig without
- *   devices; CR_ERR_RANGE for a context above the model's maximum or an
- *   implausible architecture (KV cache beyond 2^60 bytes); CR_ERR_UNSUPPORTED
+ *   devices; CR_ERR_RANGE for a context above the model's maximum, a depth
+ *   or prompt above the context, or an implausible architecture (KV cache beyond 2^60 bytes); CR_ERR_UNSUPPORTED
  *   for a quantized V cache without flash attention (llama.cpp refuses it)
  *   and for --gpu-layers / --cpu-moe on a rig without GPUs and system RAM.
  */
@@ -213,7 +223,7 @@ size_t cr_estimate_explain(const cr_model *model, const cr_quant *quant, const c
 			   const cr_estimate_opts *opts, const cr_estimate *est, cr_term *terms,
 			   size_t max);
 
-/** "fast", "ok", "slow", "tight", "no-fit". */
+/** "fast", "ok", "slow", "tight", "unknown", "no-fit". */
 const char *cr_tier_name(cr_tier t);
 /** Parse a tier name; 0 or CR_ERR_INVALID. */
 int cr_tier_parse(const char *s, cr_tier *out);

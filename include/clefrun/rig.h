@@ -6,7 +6,7 @@
  *
  *   custom:mem_gb=24,bw_gbs=1008[,devices=2][,tflops=165]
  *          [,backend=cuda|metal|rocm|vulkan|cpu][,kind=discrete|unified|system]
- *          [,ram_gb=64,ram_bw_gbs=89.6]
+ *          [,usable_gb=100][,ram_gb=64,ram_bw_gbs=89.6]
  *
  * mem_gb is the memory of ONE device in binary gigabytes (as memory is sold:
  * a "24 GB" card has 24 GiB), bw_gbs its bandwidth in decimal GB/s, tflops
@@ -14,6 +14,10 @@
  * estimated), backend=cuda, kind=discrete (backend=cpu implies kind=system,
  * backend=metal kind=unified unless given). ram_gb and ram_bw_gbs add a
  * system-RAM tier (GiB, GB/s) beside the GPUs, for partial offload.
+ * usable_gb is the memory the runtime may use on one device (GiB, at most
+ * mem_gb); without it the platform's default applies (unified memory:
+ * macOS's GPU wired limit, what CUDA may allocate on Linux, the Strix Halo
+ * BIOS/GTT split; docs/methodology.md "Usable memory").
  */
 #ifndef CLEFRUN_RIG_H
 #define CLEFRUN_RIG_H
@@ -40,6 +44,20 @@ int cr_rig_parse_spec(const char *spec, cr_rig *out, cr_error *err);
 uint64_t cr_rig_memory_bytes(const cr_rig *rig);
 /** Σ count × bandwidth over all device groups, GB/s (the seeds' "aggregate"). */
 double cr_rig_aggregate_bandwidth_gbs(const cr_rig *rig);
+
+/**
+ * The peak bandwidths the decode estimate reads each memory tier at, GB/s,
+ * before the backend's efficiency: what `clefrun rigs` shows per tier.
+ *
+ * @param accel_gbs receives the accelerators' (discrete and unified
+ *   devices): llama.cpp's layer split reads the GPUs one after another, each
+ *   its share of the layers (share = its usable memory), so the figure is
+ *   1 / Σ share / bandwidth — one card's bandwidth when the cards are alike,
+ *   not their sum; 0 when the rig has none.
+ * @param ram_gbs receives system RAM's: one device (socket) of the first
+ *   system group, as llama.cpp does not scale across NUMA nodes; 0 when none.
+ */
+void cr_rig_tier_bandwidth_gbs(const cr_rig *rig, double *accel_gbs, double *ram_gbs);
 
 #ifdef __cplusplus
 }

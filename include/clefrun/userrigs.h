@@ -180,12 +180,14 @@ typedef struct cr_rig_figures {
 	bool kind_set;
 	double ram_gib;        /**< > 0: add a system-RAM group (partial offload) */
 	double ram_bw_gbs;     /**< its bandwidth, required with ram_gib */
+	double usable_gib;     /**< > 0: memory the runtime may use on ONE device, GiB (at most mem_gib);
+				    0 = the platform's default (docs/methodology.md "Usable memory") */
 	const char *notes;     /**< NULL = none */
 	const char *source;    /**< sources[0]; NULL = "clefrun rig add" */
 } cr_rig_figures;
 
 #define CR_RIG_FIGURES_INIT \
-	{ NULL, NULL, NULL, 0, 0, 1, 0, CR_BACKEND_CUDA, false, CR_MEM_DISCRETE, false, 0, 0, NULL, NULL }
+	{ NULL, NULL, NULL, 0, 0, 1, 0, CR_BACKEND_CUDA, false, CR_MEM_DISCRETE, false, 0, 0, 0, NULL, NULL }
 
 /**
  * Build a rig from @p f with the defaults of a "custom:" spec (rig.h):

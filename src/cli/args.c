@@ -271,7 +271,7 @@ int cli_parse_workload(const char *s, cr_workload *out)
 
 int cli_parse_require(const char *s, cr_tier *out)
 {
-	if (cr_tier_parse(s, out) == 0 && *out != CR_TIER_NOFIT)
+	if (cr_tier_parse(s, out) == 0 && *out != CR_TIER_NOFIT && *out != CR_TIER_UNKNOWN)
 		return 0;
 	fprintf(stderr, "clefrun: --require: expected fast, ok, slow or tight, got '%s'\n", CLI_CLIP(s));
 	return -1;

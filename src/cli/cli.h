@@ -129,7 +129,7 @@ int cli_parse_format(const char *s, cli_format *out);
  * In the aligned table on a colour terminal (cli_color), a column headed
  * "TIER" is coloured by tier: fast green, ok yellow, slow and tight magenta,
  * no-fit red; the word stays, so nothing depends on the colour. */
-#define CLI_MAX_COLS 16
+#define CLI_MAX_COLS 24
 typedef struct cli_table {
 	const char *headers[CLI_MAX_COLS];
 	bool right[CLI_MAX_COLS]; /* right-align (numbers) */

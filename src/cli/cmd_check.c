@@ -41,8 +41,8 @@ static const cli_opt check_opts[] = {
 	{ "split", "MODE", "multi-GPU: layer (llama.cpp default) or tensor (tensor parallel)", O_SPLIT },
 	{ "gpu-layers", "N", "layers on the GPUs, the rest in system RAM (llama.cpp -ngl)", O_GPU_LAYERS },
 	{ "cpu-moe", NULL, "keep MoE expert weights in system RAM (llama.cpp --cpu-moe)", O_CPU_MOE },
-	{ "depth", "N", "tokens in the cache for the decode figure, N or Nk (default: the context)", O_DEPTH },
-	{ "prompt-tokens", "N", "prompt length for time-to-decision, N or Nk (default min(ctx, 2048))", O_PROMPT },
+	{ "depth", "N", "tokens in the cache before decoding and before the prompt, 0 (empty) to --ctx, N or Nk (default: the context for decode, empty for the prompt)", O_DEPTH },
+	{ "prompt-tokens", "N", "prompt length for time-to-decision, N or Nk, at most --ctx (default min(ctx, 2048))", O_PROMPT },
 	{ "workload", "W", "tier by chat (decode t/s, default) or decide (time-to-decision)", O_WORKLOAD },
 	{ "engine", "E", "runtime whose memory rules apply: llamacpp (the only one so far)", O_ENGINE },
 	{ "best-quant", NULL, "one row per rig: the highest-bpw quant that reaches --require (default ok)", O_BEST_QUANT },
@@ -61,11 +61,15 @@ static const char check_summary[] =
 
 #define MAX_TERMS 16
 
+/* Marks a speed from a mode no measurement has validated (tensor split). */
+#define UNVALIDATED_MARK "^"
+
 typedef struct row {
 	const cr_rig *rig;
 	const cr_quant *quant;
 	char label[96];            /* the QUANT column: preset id or the GGUF's file type */
 	cr_estimate est;
+	bool missed;               /* --best-quant: no quant reaches --require; est is the closest */
 	char fa_why[160];          /* how --flash-attn resolved */
 	cr_term terms[MAX_TERMS];  /* --explain */
 	size_t n_terms;
@@ -187,7 +191,7 @@ static int parse_args(check_cfg *c, int argc, char **argv)
 			c->opts.cpu_moe = true;
 			break;
 		case O_DEPTH:
-			if (cli_parse_tokens("--depth", v, 1, 1ul << 30, &c->opts.depth))
+			if (cli_parse_tokens("--depth", v, 0, 1ul << 30, &c->opts.depth))
 				return EXIT_USAGE;
 			break;
 		case O_PROMPT:
@@ -299,16 +303,29 @@ static void add_text_row(cli_table *t, const row *r)
 	snprintf(mem, sizeof(mem), "%s / %s", used, avail);
 	cli_fmt_mem(kvs, sizeof(kvs), (double)(e->memory.kv_bytes + e->memory.state_bytes));
 	cli_fmt_ctx(maxc, sizeof(maxc), e->max_context);
-	/* "~": extrapolated, no measured rows near this case (footnote). */
+	/* "~": extrapolated, no measured rows near this case (footnote); an
+	 * unvalidated mode has its own mark instead. */
+	bool xd = e->decode_note[0] && e->speed_validated, xp = e->prefill_note[0] && e->speed_validated;
+
 	cli_fmt_rate(rate, sizeof(rate), e->decode_tokens_per_s);
-	snprintf(dec, sizeof(dec), "%s%s", e->decode_note[0] && e->decode_tokens_per_s > 0 ? "~" : "", rate);
+	snprintf(dec, sizeof(dec), "%s%s", xd && e->decode_tokens_per_s > 0 ? "~" : "", rate);
 	cli_fmt_rate(rate, sizeof(rate), e->prefill_tokens_per_s);
-	snprintf(pre, sizeof(pre), "%s%s", e->prefill_note[0] && e->prefill_tokens_per_s > 0 ? "~" : "", rate);
+	snprintf(pre, sizeof(pre), "%s%s", xp && e->prefill_tokens_per_s > 0 ? "~" : "", rate);
 	if (e->time_to_decision_s > 0)
 		snprintf(ttd, sizeof(ttd), e->time_to_decision_s < 10 ? "%s%.2f s" : "%s%.0f s",
-			 e->prefill_note[0] ? "~" : "", e->time_to_decision_s);
+			 xp ? "~" : "", e->time_to_decision_s);
 	else
 		snprintf(ttd, sizeof(ttd), "-");
+	/* Unvalidated speeds carry a mark; the footnote says why. */
+	if (!e->speed_validated && e->tier != CR_TIER_NOFIT) {
+		size_t l = strlen(dec);
+
+		snprintf(dec + l, sizeof(dec) - l, " %s", UNVALIDATED_MARK);
+		l = strlen(pre);
+		snprintf(pre + l, sizeof(pre) - l, " %s", UNVALIDATED_MARK);
+		l = strlen(ttd);
+		snprintf(ttd + l, sizeof(ttd) - l, " %s", UNVALIDATED_MARK);
+	}
 	snprintf(rig, sizeof(rig), "%s%s", r->rig->id, r->rig->unreleased ? " *" : "");
 	cells[0] = rig;
 	cells[1] = r->label;
@@ -326,7 +343,7 @@ static void add_csv_row(cli_table *t, const cr_model *m, const row *r)
 {
 	const cr_estimate *e = &r->est;
 	char v[12][32];
-	const char *cells[16];
+	const char *cells[17];
 
 	snprintf(v[0], 32, "%u", e->context);
 	snprintf(v[1], 32, "%llu", (unsigned long long)e->memory.weights_bytes);
@@ -336,8 +353,11 @@ static void add_csv_row(cli_table *t, const cr_model *m, const row *r)
 	snprintf(v[5], 32, "%llu", (unsigned long long)e->memory.overhead_bytes);
 	snprintf(v[6], 32, "%llu", (unsigned long long)e->memory.total_bytes);
 	snprintf(v[7], 32, "%llu", (unsigned long long)e->memory.available_bytes);
-	snprintf(v[8], 32, "%u", e->max_context);
 	/* Unknown or not applicable: an empty field, as JSON writes null. */
+	if (e->max_context)
+		snprintf(v[8], 32, "%u", e->max_context);
+	else
+		v[8][0] = '\0';
 	if (e->decode_tokens_per_s > 0)
 		snprintf(v[9], 32, "%.2f", e->decode_tokens_per_s);
 	else
@@ -354,6 +374,7 @@ static void add_csv_row(cli_table *t, const cr_model *m, const row *r)
 	for (int i = 0; i < 12; i++)
 		cells[3 + i] = v[i];
 	cells[15] = cr_tier_name(e->tier);
+	cells[16] = e->speed_validated ? "true" : "false";
 	cli_table_add(t, cells);
 }
 
@@ -458,7 +479,10 @@ static int print_json(const check_cfg *c, const cr_model *m, const row *rows, in
 		cJSON_AddNumberToObject(o, "context", e->context);
 		cJSON_AddItemToObject(o, "memory", memory_json(&e->memory));
 		cJSON_AddBoolToObject(o, "fits", e->fits);
-		cJSON_AddNumberToObject(o, "max_context", e->max_context);
+		if (e->max_context)
+			cJSON_AddNumberToObject(o, "max_context", e->max_context);
+		else
+			cJSON_AddNullToObject(o, "max_context");
 		cJSON_AddNumberToObject(o, "offload_fraction", round(e->offload_fraction * 1e4) / 1e4);
 		cJSON_AddNumberToObject(o, "gpu_layers", e->gpu_layers);
 		cJSON_AddItemToObject(o, "devices", devices_json(rows[i].rig, e));
@@ -474,11 +498,13 @@ static int print_json(const check_cfg *c, const cr_model *m, const row *rows, in
 		add_rate(o, "time_to_decision_s", e->time_to_decision_s, 1e4);
 		cJSON_AddItemToObject(o, "speed_confidence", confidence_json(e));
 		cJSON_AddStringToObject(o, "basis", e->basis);
+		cJSON_AddBoolToObject(o, "speed_validated", e->speed_validated);
 		cJSON_AddStringToObject(o, "flash_attn_reason", rows[i].fa_why);
 		if (c->explain)
 			cJSON_AddItemToObject(o, "explain", explain_json(&rows[i]));
 		cJSON_AddNumberToObject(o, "prompt_tokens", e->prompt_tokens);
 		cJSON_AddStringToObject(o, "tier", cr_tier_name(e->tier));
+		cJSON_AddBoolToObject(o, "reaches_require", e->tier <= c->require);
 		cJSON_AddItemToArray(res, o);
 	}
 	s = cJSON_Print(root);
@@ -540,7 +566,7 @@ static void print_extrapolated(const row *rows, int n, cli_format fmt)
 	for (int k = 0; k < 2 * n; k++) {
 		const cr_estimate *e = &rows[k / 2].est;
 		const char *why = k % 2 ? e->prefill_note : e->decode_note;
-		bool seen = !why[0];
+		bool seen = !why[0] || !e->speed_validated || e->tier == CR_TIER_NOFIT;
 
 		for (int j = 0; j < k && !seen; j++)
 			seen = strcmp(why, j % 2 ? rows[j / 2].est.prefill_note : rows[j / 2].est.decode_note) == 0;
@@ -557,8 +583,8 @@ static int render(const check_cfg *c, const cr_model *m, const row *rows, int n)
 	static const char *const csv_hdr[] = { "model", "quant", "rig", "context", "weights_bytes",
 		"kv_bytes", "state_bytes", "compute_bytes", "overhead_bytes", "total_bytes",
 		"available_bytes", "max_context", "decode_tokens_per_s", "prefill_tokens_per_s",
-		"time_to_decision_s", "tier" };
-	bool unreleased = false;
+		"time_to_decision_s", "tier", "speed_validated" };
+	bool unreleased = false, unvalidated = false;
 	cli_table t;
 
 	if (n < 1)
@@ -566,7 +592,7 @@ static int render(const check_cfg *c, const cr_model *m, const row *rows, int n)
 	if (c->fmt == FMT_JSON)
 		return print_json(c, m, rows, n);
 	if (c->fmt == FMT_CSV) {
-		cli_table_init(&t, 16, csv_hdr, NULL);
+		cli_table_init(&t, 17, csv_hdr, NULL);
 		for (int i = 0; i < n; i++)
 			add_csv_row(&t, m, &rows[i]);
 	} else {
@@ -576,16 +602,38 @@ static int render(const check_cfg *c, const cr_model *m, const row *rows, int n)
 		for (int i = 0; i < n; i++) {
 			add_text_row(&t, &rows[i]);
 			unreleased |= rows[i].rig->unreleased;
+			unvalidated |= !rows[i].est.speed_validated && rows[i].est.tier != CR_TIER_NOFIT;
 		}
 	}
 	cli_table_render(&t, c->fmt, stdout);
 	cli_table_free(&t);
 	if (c->fmt != FMT_CSV && !cli_quiet()) {
-		printf("\nDecode with %u tokens in the cache; DECIDE = prefill of a %u-token prompt; %s.\n",
-		       rows[0].est.decode_depth ? rows[0].est.decode_depth : rows[0].est.context,
-		       rows[0].est.prompt_tokens ? rows[0].est.prompt_tokens : CR_DEFAULT_PROMPT_TOKENS,
-		       rows[0].fa_why);
+		unsigned depth = rows[0].est.tier == CR_TIER_NOFIT ? rows[0].est.context
+								   : rows[0].est.decode_depth;
+
+		if (depth)
+			printf("\nDecode with %u tokens in the cache", depth);
+		else
+			printf("\nDecode with an empty cache");
+		printf("; DECIDE = prefill of a %u-token prompt",
+		       rows[0].est.prompt_tokens ? rows[0].est.prompt_tokens : CR_DEFAULT_PROMPT_TOKENS);
+		if (rows[0].est.prefill_depth)
+			printf(" after %u cached tokens", rows[0].est.prefill_depth);
+		printf("; %s.\n", rows[0].fa_why);
 		print_extrapolated(rows, n, c->fmt);
+		for (int i = 0; i < n; i++)
+			if (rows[i].est.tier == CR_TIER_UNKNOWN && (i == 0 || rows[i - 1].rig != rows[i].rig))
+				printf("%s: tier unknown: no FP16 TFLOPS figure, so no time-to-decision for --workload decide (give the rig tflops=); it reaches no --require.\n",
+				       rows[i].rig->id);
+		for (int i = 0; i < n; i++)
+			if (rows[i].missed)
+				printf(rows[i].est.tier == CR_TIER_NOFIT
+					       ? "%s: no quant reaches \"%s\" and none fits; the row is the smallest.\n"
+					       : "%s: no quant reaches \"%s\"; the row is the closest, the fastest that fits.\n",
+				       rows[i].rig->id, cr_tier_name(c->require));
+		if (unvalidated)
+			printf("%s tensor split: the speed model of --split tensor has not been checked against any measurement, and llama.cpp's row split (-sm row) measures far below it; read these speeds as unvalidated.\n",
+			       UNVALIDATED_MARK);
 		/* A line starting "* " would be a list item in Markdown. */
 		if (unreleased)
 			printf("%s hardware that does not exist as described (see 'clefrun rigs').\n",
@@ -813,6 +861,17 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 	}
 	if (!c.ctx_given)
 		c.ctx = m->context_max < CR_DEFAULT_CTX ? m->context_max : CR_DEFAULT_CTX;
+	/* As for --ctx: an impossible request is an error, not a silent clamp. */
+	if (c.opts.depth != CR_DEPTH_CONTEXT && c.opts.depth > c.ctx) {
+		fprintf(stderr, "clefrun: --depth %u is above the context of %u tokens (raise --ctx)\n",
+			c.opts.depth, c.ctx);
+		goto out;
+	}
+	if (c.opts.prompt_tokens > c.ctx) {
+		fprintf(stderr, "clefrun: --prompt-tokens %u is above the context of %u tokens (raise --ctx)\n",
+			c.opts.prompt_tokens, c.ctx);
+		goto out;
+	}
 
 	for (int i = 0; i < c.n_rigs; i++) {
 		if (!(rigs[nr++] = cli_find_rig(cat, c.rig_ids[i], &custom[i])))
@@ -856,8 +915,10 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 				 * best the rig can do, and its tier sets the exit code. */
 				s = cr_decide_best_quant(m, quants, (size_t)nq, rigs[i], &o, c.require,
 							 &idx, &rows[n].est, &err);
-				if (s == CR_ERR_NOTFOUND)
+				if (s == CR_ERR_NOTFOUND) {
+					rows[n].missed = true;
 					s = CR_OK;
+				}
 				rows[n].quant = quants[idx];
 				snprintf(rows[n].label, sizeof(rows[n].label), "%s", quants[idx]->id);
 			} else {

@@ -238,7 +238,10 @@ static int print_json(const fit_cfg *c, const cr_rig *rig, cli_rig_origin origin
 		cJSON_AddNumberToObject(o, "total_bytes", (double)e->memory.total_bytes);
 		cJSON_AddNumberToObject(o, "available_bytes", (double)e->memory.available_bytes);
 		cJSON_AddBoolToObject(o, "fits", e->fits);
-		cJSON_AddNumberToObject(o, "max_context", e->max_context);
+		if (e->max_context)
+			cJSON_AddNumberToObject(o, "max_context", e->max_context);
+		else
+			cJSON_AddNullToObject(o, "max_context");
 		cJSON_AddNumberToObject(o, "offload_fraction", round(e->offload_fraction * 1e4) / 1e4);
 		add_rate(o, "decode_tokens_per_s", e->decode_tokens_per_s, 100);
 		add_rate(o, "prefill_tokens_per_s", e->prefill_tokens_per_s, 10);
@@ -278,7 +281,10 @@ static void add_csv_row(cli_table *t, const cr_fit_row *r, size_t i)
 	snprintf(v[5], 32, "%llu", (unsigned long long)e->memory.weights_bytes);
 	snprintf(v[6], 32, "%llu", (unsigned long long)e->memory.total_bytes);
 	snprintf(v[7], 32, "%llu", (unsigned long long)e->memory.available_bytes);
-	snprintf(v[8], 32, "%u", e->max_context);
+	if (e->max_context)
+		snprintf(v[8], 32, "%u", e->max_context);
+	else
+		v[8][0] = '\0';
 	snprintf(v[9], 32, "%.2f", e->decode_tokens_per_s);
 	snprintf(v[10], 32, "%.1f", e->prefill_tokens_per_s);
 	snprintf(v[11], 32, "%.4f", e->time_to_decision_s);
@@ -408,6 +414,15 @@ static int render(const fit_cfg *c, const cr_rig *rig, cli_rig_origin origin,
 	if (ctx)
 		printf("%zu model%s a maximum context below --ctx %u%s.\n", ctx,
 		       ctx == 1 ? " has" : "s have", c->ctx, c->all ? " (tier \"context\")" : "");
+	if (c->workload == CR_WORKLOAD_DECIDE) {
+		bool unknown = false;
+
+		for (size_t i = 0; i < n; i++)
+			unknown |= rows[i].status != CR_FIT_CONTEXT && rows[i].estimate.tier == CR_TIER_UNKNOWN;
+		if (unknown)
+			printf("Tier unknown: %s has no FP16 TFLOPS figure, so no time-to-decision for --workload decide (give the rig tflops=); such a model reaches no tier.\n",
+			       rig->id);
+	}
 	printf("MEMORY at the context used; DECODE with a full cache; DECIDE = prefill of a 2048-token prompt.\n");
 	return EXIT_OK_;
 }

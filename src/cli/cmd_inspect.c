@@ -40,8 +40,9 @@ static const char inspect_usage[] =
 	"                       [--format F] [--revision R] [--header-only] [--no-cache | --offline]";
 static const char inspect_summary[] =
 	"Read a GGUF header: architecture, parameters, exact tensor bytes by type, the metadata\n"
-	"that sizes memory, and weights + KV cache + state + compute and output buffers (one\n"
-	"backend, no runtime overhead) at --ctx. SOURCE is a path, an\n"
+	"that sizes memory, and the memory one GPU with room for everything holds at --ctx\n"
+	"(weights + KV cache + state + compute buffer + runtime overhead; the figure\n"
+	"'clefrun report' prints; host buffers apart). SOURCE is a path, an\n"
 	"http(s) URL, hf:OWNER/REPO/FILE.gguf, hf:OWNER/REPO:QUANT, or hf:OWNER/REPO (lists\n"
 	"the repository's GGUF files). HF_ENDPOINT, HF_TOKEN and HF_HOME are honoured, and\n"
 	"the proxies of http_proxy, https_proxy and no_proxy. Remote headers are cached.";
@@ -247,27 +248,27 @@ static int inspect_repo(const inspect_cfg *c)
 typedef struct mem {
 	uint32_t ctx;
 	uint64_t weights, kv, state, per_token, compute, output;
+	uint64_t overhead, device_weights, device, host; /* the one-GPU figure: total = device */
 	bool flash_attn;
 	char fa_why[160];
 } mem;
 
-/* The memory breakdown for one backend holding everything (a CPU-only
- * rig large enough never to limit): compute and output buffers included,
- * runtime overhead not (it belongs to a rig). Prints the estimator's
- * error (a quantized V cache without flash attention) and returns it. */
+/* The single-device figure (cr_curve_one_gpu_memory, the one `report`
+ * prints): one GPU with room for everything, runtime overhead included,
+ * host buffers apart. Prints the estimator's error (a quantized V cache
+ * without flash attention) and returns it. */
 static int memory_at(const cr_gguf_model *gm, const inspect_cfg *c, mem *out)
 {
 	cr_estimate_opts o = c->opts;
 	cr_quant none;
 	cr_rig one;
-	cr_estimate e;
+	cr_memory e;
 	cr_error err = { 0, "" };
 	uint64_t a, b;
 	int rc;
 
 	memset(&none, 0, sizeof(none));
-	if ((rc = cr_rig_parse_spec("custom:mem_gb=65536,bw_gbs=100,backend=cpu", &one, &err)))
-		return rc;
+	cr_curve_one_gpu_rig(&one);
 	out->flash_attn = cr_estimate_resolve_flash_attn(&gm->model, &one, c->fa, out->fa_why,
 							 sizeof(out->fa_why));
 	o.n_ctx = out->ctx;
@@ -275,15 +276,20 @@ static int memory_at(const cr_gguf_model *gm, const inspect_cfg *c, mem *out)
 	o.type_v = c->kv_v;
 	o.flash_attn = out->flash_attn;
 	o.weights_bytes = gm->weights_bytes;
-	if ((rc = cr_estimate_run(&gm->model, &none, &one, &o, &e, &err))) {
+	if ((rc = cr_curve_one_gpu_memory(&gm->model, &none, &o, &e, &err))) {
 		fprintf(stderr, "clefrun: %s\n", err.message);
 		return rc;
 	}
-	out->weights = e.memory.weights_bytes;
-	out->kv = e.memory.kv_bytes;
-	out->state = e.memory.state_bytes;
-	out->compute = e.memory.compute_bytes;
-	out->output = e.memory.output_bytes;
+	out->weights = gm->weights_bytes; /* the file's tensors */
+	out->kv = e.kv_bytes;
+	out->state = e.state_bytes;
+	out->compute = e.compute_bytes;
+	out->output = e.output_bytes;
+	out->overhead = e.overhead_bytes;
+	out->device = e.device_bytes;
+	out->host = e.host_bytes;
+	out->device_weights = e.device_bytes - e.kv_bytes - e.state_bytes - e.compute_bytes -
+			      e.overhead_bytes;
 	/* Growth per token past every sliding window: full-attention layers only. */
 	o.n_ctx = 1u << 24;
 	a = cr_estimate_kv_bytes(&gm->model, &o);
@@ -553,8 +559,10 @@ static cJSON *inspect_json(const inspect_cfg *c, const cli_gguf *g, const cr_ggu
 	cJSON_AddNumberToObject(o, "state_bytes", (double)mm->state);
 	cJSON_AddNumberToObject(o, "compute_bytes", (double)mm->compute);
 	cJSON_AddNumberToObject(o, "output_bytes", (double)mm->output);
-	cJSON_AddNumberToObject(o, "total_bytes",
-				(double)(mm->weights + mm->kv + mm->state + mm->compute + mm->output));
+	cJSON_AddNumberToObject(o, "overhead_bytes", (double)mm->overhead);
+	cJSON_AddNumberToObject(o, "device_bytes", (double)mm->device);
+	cJSON_AddNumberToObject(o, "host_bytes", (double)mm->host);
+	cJSON_AddNumberToObject(o, "total_bytes", (double)mm->device);
 
 	md = cJSON_AddObjectToObject(root, "metadata");
 	for (size_t i = 0; i < cr_gguf_kv_count(g->parts[0]); i++) {
@@ -697,9 +705,9 @@ static int print_text(const inspect_cfg *c, const cli_gguf *g, const cr_gguf_mod
 	if (cli_quiet())
 		printf("\n");
 	else
-		printf("\nMemory at a context of %u tokens, KV %s, %u sequence(s), on one backend (llama.cpp;\n"
-		       "%s; the runtime overhead and the split over devices depend on the rig:\n"
-		       "see 'clefrun check --model %s'):\n\n",
+		printf("\nMemory at a context of %u tokens, KV %s, %u sequence(s), on one GPU with room for\n"
+		       "everything, as 'clefrun report' counts it (llama.cpp; %s).\n"
+		       "A rig's own split and limits: see 'clefrun check --model %s'.\n\n",
 		       mm->ctx, cr_kv_type_name(c->kv), c->opts.n_seq, mm->fa_why, cli_shown(c->source));
 	cli_table_init(&t, 3, mem_hdr, mem_right);
 	{
@@ -710,6 +718,12 @@ static int print_text(const inspect_cfg *c, const cli_gguf *g, const cr_gguf_mod
 		cells[0] = "weights";
 		cells[1] = x;
 		cells[2] = "exact tensor bytes";
+		cli_table_add(&t, cells);
+		fmt_bytes(x, sizeof(x), mm->device_weights);
+		cells[0] = "  on the GPU";
+		cells[1] = x;
+		cells[2] = gm->model.tied_embeddings ? "token embeddings on the host; tied: output copy on the GPU"
+						     : "less the token embeddings, kept on the host";
 		cli_table_add(&t, cells);
 		fmt_bytes(x, sizeof(x), mm->kv);
 		snprintf(pt, sizeof(pt), "%.1f KiB per token", (double)mm->per_token / 1024.0);
@@ -727,17 +741,22 @@ static int print_text(const inspect_cfg *c, const cli_gguf *g, const cr_gguf_mod
 		fmt_bytes(x, sizeof(x), mm->compute);
 		cells[0] = "compute buffer";
 		cells[1] = x;
-		cells[2] = "one backend";
+		cells[2] = "one GPU";
 		cli_table_add(&t, cells);
-		fmt_bytes(x, sizeof(x), mm->output);
-		cells[0] = "output buffer";
+		fmt_bytes(x, sizeof(x), mm->overhead);
+		cells[0] = "runtime overhead";
 		cells[1] = x;
-		cells[2] = "logits, host";
+		cells[2] = "CUDA context and driver";
 		cli_table_add(&t, cells);
-		fmt_bytes(y, sizeof(y), mm->weights + mm->kv + mm->state + mm->compute + mm->output);
-		cells[0] = "total";
+		fmt_bytes(y, sizeof(y), mm->device);
+		cells[0] = "total (one GPU)";
 		cells[1] = y;
-		cells[2] = "";
+		cells[2] = "what the GPU holds";
+		cli_table_add(&t, cells);
+		fmt_bytes(x, sizeof(x), mm->host);
+		cells[0] = "host";
+		cells[1] = x;
+		cells[2] = "token embeddings + logits, not in the total";
 		cli_table_add(&t, cells);
 	}
 	cli_table_render(&t, c->fmt, stdout);

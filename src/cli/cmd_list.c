@@ -1,4 +1,5 @@
 /* clefrun models | rigs | quants: the catalog, in every output format. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -164,11 +165,13 @@ static void device_summary(const cr_rig *r, char *buf, size_t cap)
 
 int cmd_rigs(const cli_globals *g0, int argc, char **argv)
 {
-	const char *hdr[] = { "ID", "NAME", "MEMORY", "BANDWIDTH GB/s", "FP16 TFLOPS", "KIND",
+	/* Bandwidth per tier as the estimate reads it (cr_rig_tier_bandwidth_gbs):
+	 * a sum over GPUs and RAM would be a figure no tier delivers. */
+	const char *hdr[] = { "ID", "NAME", "MEMORY", "GPU GB/s", "RAM GB/s", "FP16 TFLOPS", "KIND",
 		"DEVICES", "REF" };
-	static const bool right[] = { false, false, true, true, true, false, false, false };
-	static const char *const csv_hdr[] = { "id", "name", "memory_bytes",
-		"aggregate_bandwidth_gbs", "fp16_tflops", "kind", "devices", "reference", "unreleased" };
+	static const bool right[] = { false, false, true, true, true, true, false, false, false };
+	static const char *const csv_hdr[] = { "id", "name", "memory_bytes", "accelerator_bandwidth_gbs",
+		"ram_bandwidth_gbs", "fp16_tflops", "kind", "devices", "reference", "unreleased" };
 	cli_globals g = *g0;
 	cli_format fmt = FMT_TABLE;
 	cr_catalog *cat;
@@ -194,6 +197,19 @@ int cmd_rigs(const cli_globals *g0, int argc, char **argv)
 			cJSON_AddBoolToObject(o, "unreleased", r->unreleased);
 			cJSON_AddNumberToObject(o, "memory_bytes", (double)cr_rig_memory_bytes(r));
 			cJSON_AddNumberToObject(o, "aggregate_bandwidth_gbs", cr_rig_aggregate_bandwidth_gbs(r));
+			{
+				double acc, ram;
+
+				cr_rig_tier_bandwidth_gbs(r, &acc, &ram);
+				if (acc > 0)
+					cJSON_AddNumberToObject(o, "accelerator_bandwidth_gbs", round(acc * 10) / 10);
+				else
+					cJSON_AddNullToObject(o, "accelerator_bandwidth_gbs");
+				if (ram > 0)
+					cJSON_AddNumberToObject(o, "ram_bandwidth_gbs", ram);
+				else
+					cJSON_AddNullToObject(o, "ram_bandwidth_gbs");
+			}
 			devs = cJSON_AddArrayToObject(o, "devices");
 			for (unsigned k = 0; k < r->n_devices; k++) {
 				const cr_device *d = &r->devices[k];
@@ -220,27 +236,33 @@ int cmd_rigs(const cli_globals *g0, int argc, char **argv)
 
 	hdr[2] = cli_mem_heading(); /* after --units */
 	if (fmt == FMT_CSV)
-		cli_table_init(&t, 9, csv_hdr, NULL);
+		cli_table_init(&t, 10, csv_hdr, NULL);
 	else
-		cli_table_init(&t, 8, hdr, right);
+		cli_table_init(&t, 9, hdr, right);
 	for (size_t i = 0; i < cr_catalog_rig_count(cat); i++) {
 		const cr_rig *r = cr_catalog_rig_at(cat, i);
-		char mem[32], bw[32], tf[32], devs[256], kind[32];
-		double tflops = 0;
-		const char *cells[9] = { r->id, r->name, mem, bw, tf, kind, devs,
+		char mem[32], bw[32], rbw[32], tf[32], devs[256], kind[32];
+		double tflops = 0, acc, ram;
+		const char *cells[10] = { r->id, r->name, mem, bw, rbw, tf, kind, devs,
 			r->reference ? (r->unreleased ? "yes (unreleased)" : "yes") : "", NULL };
 
 		for (unsigned k = 0; k < r->n_devices; k++)
 			tflops += r->devices[k].count * r->devices[k].fp16_tflops;
 		cli_fmt_mem_number(mem, sizeof(mem), (double)cr_rig_memory_bytes(r));
-		snprintf(bw, sizeof(bw), "%g", cr_rig_aggregate_bandwidth_gbs(r));
+		cr_rig_tier_bandwidth_gbs(r, &acc, &ram);
+		snprintf(bw, sizeof(bw), acc > 0 ? "%.4g" : "-", acc);
+		snprintf(rbw, sizeof(rbw), ram > 0 ? "%g" : "-", ram);
 		snprintf(tf, sizeof(tf), tflops > 0 ? "%g" : "-", tflops);
 		if (fmt == FMT_CSV) { /* raw bytes, empty when unknown, booleans as in JSON */
 			snprintf(mem, sizeof(mem), "%llu", (unsigned long long)cr_rig_memory_bytes(r));
 			if (tflops <= 0)
 				tf[0] = '\0';
-			cells[7] = r->reference ? "true" : "false";
-			cells[8] = r->unreleased ? "true" : "false";
+			if (acc <= 0)
+				bw[0] = '\0';
+			if (ram <= 0)
+				rbw[0] = '\0';
+			cells[8] = r->reference ? "true" : "false";
+			cells[9] = r->unreleased ? "true" : "false";
 		}
 		snprintf(kind, sizeof(kind), "%s", cr_mem_kind_name(r->devices[0].kind));
 		for (unsigned k = 1; k < r->n_devices; k++) {

@@ -294,10 +294,13 @@ int rpt_gather(const rpt_cfg *c, rpt_data *d)
 			goto fail;
 		for (size_t i = 0; i < d->n_curve; i++)
 			q->curve_gib[i] = (double)mem[i].total_bytes / 1073741824.0;
-		if ((rc = cr_curve_memory(m, q->quant, &one, &o, ends, 2, mem, &err)))
+		/* The single-device figure, the same call inspect makes. */
+		o.n_ctx = ends[0];
+		if ((rc = cr_curve_one_gpu_memory(m, q->quant, &o, &q->at_ctx, &err)))
 			goto fail;
-		q->at_ctx = mem[0];
-		q->at_max = mem[1];
+		o.n_ctx = ends[1];
+		if ((rc = cr_curve_one_gpu_memory(m, q->quant, &o, &q->at_max, &err)))
+			goto fail;
 	}
 	free(mem);
 	mem = NULL;
@@ -326,6 +329,7 @@ int rpt_gather(const rpt_cfg *c, rpt_data *d)
 			return fail_estimate(c, rc, &err);
 		r->best = best.tier == CR_TIER_NOFIT ? -1 : (int)idx;
 		r->best_tier = best.tier;
+		r->best_reaches = rc == CR_OK;
 	}
 
 	/* The smallest rig (least usable memory; then the faster) per quant. */
@@ -468,6 +472,7 @@ static const char *const page_css[] = {
 	".tier-ok { background: var(--ok-bg); color: var(--ok-fg); border-color: var(--ok-bd); }\n",
 	".tier-slow { background: var(--slow-bg); color: var(--slow-fg); border-color: var(--slow-bd); }\n",
 	".tier-tight { background: var(--tight-bg); color: var(--tight-fg); border-color: var(--tight-bd); }\n",
+	".tier-unknown { background: var(--soft); color: var(--muted); border-color: var(--muted); border-style: dashed; }\n",
 	".tier-no-fit { background: var(--nofit-bg); color: var(--nofit-fg); border-color: var(--nofit-bd); }\n",
 	".legend { display: flex; flex-wrap: wrap; gap: .4rem 1rem; padding: 0; margin: .6rem 0; list-style: none; font-size: .88rem; }\n",
 	".legend li .tier { margin-right: .3rem; }\n",
@@ -909,6 +914,10 @@ static void tier_legend(cli_buf *b, const rpt_data *d)
 	cli_buf_puts(b, "</li>\n<li>");
 	tier_badge(b, CR_TIER_TIGHT);
 	cli_buf_puts(b, " fits with less than 1 GiB free, or only a shorter context</li>\n<li>");
+	if (decide) {
+		tier_badge(b, CR_TIER_UNKNOWN);
+		cli_buf_puts(b, " fits, but the rig has no FP16 figure to time a decision by</li>\n<li>");
+	}
 	tier_badge(b, CR_TIER_NOFIT);
 	cli_buf_puts(b, " does not fit</li>\n</ul>\n");
 }
@@ -978,6 +987,10 @@ static void section_rigs(cli_buf *b, const rpt_data *d)
 				cli_buf_esc(b, d->q[r->best].label);
 				cli_buf_puts(b, " ");
 				tier_badge(b, r->best_tier);
+				if (!r->best_reaches)
+					cli_buf_puts(b, r->best_tier == CR_TIER_UNKNOWN
+								? "<span class=\"sub\">speed unknown: the most bits per weight that fit</span>"
+								: "<span class=\"sub\">none reaches ok: the fastest that fits</span>");
 			}
 			cli_buf_puts(b, "</td>");
 		}
@@ -988,7 +1001,7 @@ static void section_rigs(cli_buf *b, const rpt_data *d)
 	cli_buf_puts(b, "</tbody>\n</table></div>\n");
 	if (best_col)
 		cli_buf_printf(b, "<p class=\"muted\">Best quant: the most bits per weight, of the %d quants above, "
-				  "that reaches <em>ok</em> (or better) on that rig; otherwise the best the rig can do "
+				  "that reaches <em>ok</em> (or better) on that rig; when none does, the closest: the fastest that fits "
 				  "(<code>docs/decisions.md</code>).</p>\n",
 			       d->n_q);
 	cli_buf_puts(b, "</section>\n");
@@ -1050,7 +1063,8 @@ static void section_method(cli_buf *b, const rpt_data *d, const kv_facts *kv)
 			"&#215; head size &#215; bytes per element &#215; cells; cells = the context rounded up to 256, "
 			"sliding-window layers at most their window, linear-attention layers none (a fixed state).</li>\n"
 			"<li><strong>Usable memory</strong>: a discrete GPU all of its memory less 512&#160;MiB of runtime; "
-			"unified memory 75&#160;% (what Metal lets the GPU use); system RAM 90&#160;%. A fit with less than "
+			"unified memory what the platform lets the GPU use (macOS 2/3 of RAM up to 36&#160;GiB, 3/4 above; "
+			"Linux CUDA 79&#160;%; Strix Halo 75&#160;%; or the rig&#39;s own figure); system RAM 90&#160;%. A fit with less than "
 			"llama.cpp&#39;s 1&#160;GiB margin free is <em>tight</em>.</li>\n"
 			"<li><strong>Decode tokens/s</strong> = 1 &#247; (bytes read per token &#247; (efficiency &#215; "
 			"bandwidth) + latency per token); the bytes are the active weights plus the KV cache at that "
@@ -1117,7 +1131,7 @@ static void section_method(cli_buf *b, const rpt_data *d, const kv_facts *kv)
 	/* 4. Usable memory. */
 	cli_buf_puts(b, "<li><strong>What fits.</strong> Calculators compare the model with the whole memory. "
 			"The runtime cannot use all of it: 512&#160;MiB per GPU go to the driver and runtime, the GPU "
-			"of a Mac or another unified-memory machine gets about 75&#160;%, and llama.cpp keeps 1&#160;GiB "
+			"of a Mac gets 2/3 to 3/4 of its memory (macOS&#39;s GPU wired limit), a DGX Spark about 79&#160;%, and llama.cpp keeps 1&#160;GiB "
 			"free per device. Calculators also add a flat 2k-token cache, where this page shows each "
 			"context up to the model&#39;s maximum.</li>\n");
 	/* 5. Bits per weight. */

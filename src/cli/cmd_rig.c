@@ -12,7 +12,7 @@
 #include "cli.h"
 
 enum { O_MEM = 1, O_BW, O_DEVICES, O_TFLOPS, O_BACKEND, O_KIND, O_RAM, O_RAM_BW, O_NAME,
-	O_DEVICE_NAME, O_NOTES, O_FORCE, O_FORMAT, O_CATALOG };
+	O_DEVICE_NAME, O_NOTES, O_FORCE, O_FORMAT, O_CATALOG, O_USABLE };
 
 static const cli_opt add_opts[] = {
 	{ "mem-gb", "X", "memory of ONE device, GiB (as memory is sold: a 24 GB card is 24) (required)", O_MEM },
@@ -21,6 +21,7 @@ static const cli_opt add_opts[] = {
 	{ "tflops", "T", "dense FP16 TFLOPS of one device (default 0: prefill not estimated)", O_TFLOPS },
 	{ "backend", "B", "cuda, metal, rocm, vulkan or cpu (default cuda; cpu implies kind system, metal kind unified)", O_BACKEND },
 	{ "kind", "K", "discrete, unified or system (default discrete)", O_KIND },
+	{ "usable-gb", "U", "memory the runtime may use on ONE device, GiB (default: the platform's limit, e.g. macOS's GPU wired limit)", O_USABLE },
 	{ "ram-gb", "R", "add system RAM of R GiB beside the devices (partial offload); needs --ram-bw-gbs", O_RAM },
 	{ "ram-bw-gbs", "S", "bandwidth of that system RAM, GB/s", O_RAM_BW },
 	{ "name", "TEXT", "display name (default: generated from the figures)", O_NAME },
@@ -140,6 +141,8 @@ static int add_extra(void *vctx, int id, const char *v)
 		}
 		a->f.kind_set = true;
 		return 0;
+	case O_USABLE:
+		return cli_parse_double("--usable-gb", v, 0.001, 65536, &a->f.usable_gib);
 	case O_RAM:
 		return cli_parse_double("--ram-gb", v, 0.001, 65536, &a->f.ram_gib);
 	case O_RAM_BW:
@@ -237,7 +240,7 @@ static int store_locked(const cr_catalog *cat, const cr_rig *add, const char *re
 static int rig_add(const cli_globals *g0, int argc, char **argv)
 {
 	static const char usage[] =
-		"clefrun rig add NAME --mem-gb X --bw-gbs Y [--devices N] [--tflops T] [--backend B] [--kind K] [--ram-gb R --ram-bw-gbs S] [--name TEXT] [--force]";
+		"clefrun rig add NAME --mem-gb X --bw-gbs Y [--devices N] [--tflops T] [--backend B] [--kind K] [--usable-gb U] [--ram-gb R --ram-bw-gbs S] [--name TEXT] [--force]";
 	static const char summary[] =
 		"Save a rig under NAME (a-z 0-9, then . + _ -; not a catalog rig id, not 'local').\n"
 		"--ram-gb/--ram-bw-gbs add the machine's system RAM as a second device group, so that\n"

@@ -107,6 +107,7 @@ typedef struct rpt_rig {
 	cr_estimate est[RPT_MAX_QUANTS]; /* per quant, at the report's context */
 	int best;                 /* quant index: best quant (decide.h) reaching ok; -1: none fits */
 	cr_tier best_tier;
+	bool best_reaches;        /* best reaches ok; false: the closest (fastest that fits) */
 	unsigned n_gpus;          /* accelerators (discrete or unified) */
 	bool has_ram;             /* a system-RAM tier */
 } rpt_rig;

@@ -202,17 +202,37 @@ static int read_quant(jr_ctx *c, const cJSON *o, cr_quant *q)
 /* ---- rigs ------------------------------------------------------------- */
 
 /* Default share of a device's memory the runtime may use, by memory kind
- * (docs/methodology.md "Usable memory"):
+ * and, for unified memory, by the platform that sets the GPU's limit
+ * (docs/methodology.md "Usable memory"; a rig or spec may override it,
+ * usable_fraction / usable_gb=):
  * - discrete: all of it; the CUDA context is charged as overhead instead;
- * - unified: 0.75, Metal's recommendedMaxWorkingSetSize on 64 GB and 192 GB
- *   Macs (51539.61 MB of 64 GiB, 154618.82 MB of 192 GiB; XiongjieDai logs in
- *   calibration/measured_memory.md §1) and Strix Halo's 96 of 128 GB;
+ * - unified, Metal (macOS): the GPU wired limit's default, Metal's
+ *   recommendedMaxWorkingSetSize (iogpu.wired_limit_mb = 0): 2/3 of RAM up
+ *   to 36 GiB, 3/4 above. Logged: 10922.67 MiB of 16 GiB and 21845.34 MiB of
+ *   32 GiB (llama-cpp-python#687, ollama#434), 73728 MiB of 96 GiB
+ *   (llama.cpp#3213), 48 GiB of 64 and 144 GiB of 192 (measured_memory.md
+ *   §1). The 36 GiB boundary lies between the logged 32 and 64 GiB;
+ *   macOS 26 allows more on large Macs (107.52 GiB of 128, antirez/ds4#893),
+ *   which rigs state themselves;
+ * - unified, CUDA (Linux: DGX Spark, Jetson): what CUDA may allocate, the
+ *   RAM Linux has free with the OS and its services up: 0.79, DGX Spark's
+ *   101.3-102.2 GiB free of 128 GiB at boot, headless, page cache dropped
+ *   (MiaAI-Lab/GLM-5.3-Flash-EXL3-2x-DGX-Sparks#47); Jetson is assumed alike;
+ * - unified, ROCm/Vulkan (Strix Halo): the BIOS/driver split: 0.75, the
+ *   96 GiB of 128 the largest dedicated (VGM) setting gives; Linux's GTT
+ *   default is about half of RAM and ttm.pages_limit raises it (AMD ROCm
+ *   "Strix Halo system optimization");
  * - system: 0.9, leaving a tenth of RAM to the OS and other programs
  *   (a clefrun policy, not a measurement). */
-double cr_default_usable_fraction(cr_mem_kind kind)
+#define MACOS_SMALL_GIB 36.0
+double cr_default_usable_fraction(const cr_device *d)
 {
-	switch (kind) {
+	switch (d->kind) {
 	case CR_MEM_UNIFIED:
+		if (d->backend == CR_BACKEND_METAL)
+			return d->memory_gib <= MACOS_SMALL_GIB ? 2.0 / 3.0 : 0.75;
+		if (d->backend == CR_BACKEND_CUDA)
+			return 0.79;
 		return 0.75;
 	case CR_MEM_SYSTEM:
 		return 0.9;
@@ -274,7 +294,7 @@ static int read_device(jr_ctx *c, const cJSON *o, cr_device *d)
 	    (rc = read_enum(c, o, "kind", parse_kind_v, &d->kind, "discrete, unified, system")))
 		return rc;
 	d->count = (uint32_t)count;
-	d->usable_fraction = cr_default_usable_fraction(d->kind);
+	d->usable_fraction = cr_default_usable_fraction(d);
 	if (cJSON_HasObjectItem(o, "memory") &&
 	    (rc = read_enum(c, o, "memory", parse_mem_type_v, &d->mem_type, "hbm, gddr, lpddr, ddr")))
 		return rc;
@@ -427,13 +447,50 @@ static int read_kv_heads(jr_ctx *c, const cJSON *o, cr_model *m)
 	return CR_OK;
 }
 
+/* "native_quant": {"type", "bpw", "tensors", "source"}: weights that ship
+ * quantized (docs/catalog.md). Only routed experts for now ("tensors":
+ * "experts", gpt-oss's MXFP4), so the model must be a mixture of experts. */
+static int read_native_quant(jr_ctx *c, const cJSON *o, cr_model *m)
+{
+	static const char *const keys[] = { "type", "bpw", "tensors", "source", NULL };
+	const cJSON *sub;
+	char tensors[16];
+	size_t saved;
+	int rc = jr_req_object(c, o, "native_quant", &sub);
+
+	if (rc)
+		return rc;
+	saved = jr_push_key(c, "native_quant");
+	if (!(rc = jr_check_keys(c, sub, keys)) &&
+	    !(rc = jr_req_string(c, sub, "type", m->native_type, sizeof(m->native_type))) &&
+	    !(rc = jr_check_id(c, "type", m->native_type, true)) &&
+	    !(rc = jr_req_number(c, sub, "bpw", 1.0, 16.0, &m->native_bpw)) &&
+	    !(rc = jr_req_string(c, sub, "tensors", tensors, sizeof(tensors))) &&
+	    !(rc = jr_req_string(c, sub, "source", m->native_source, sizeof(m->native_source)))) {
+		if (strcmp(tensors, "experts") != 0)
+			rc = jr_fail(c, CR_ERR_INVALID, "tensors", "expected \"experts\", got \"%s\"",
+				     tensors);
+		else if (!m->experts_total || m->experts_used >= m->experts_total)
+			rc = jr_fail(c, CR_ERR_INVALID, "tensors",
+				     "\"experts\" needs a mixture-of-experts model (experts.total above experts.used)");
+		else if (!m->native_source[0])
+			rc = jr_fail(c, CR_ERR_INVALID, "source", "empty source");
+	}
+	jr_pop(c, saved);
+	if (rc) {
+		m->native_type[0] = '\0';
+		m->native_bpw = 0;
+	}
+	return rc;
+}
+
 static int read_model(jr_ctx *c, const cJSON *o, cr_model *m)
 {
 	static const char *const keys[] = { "id", "name", "family", "developer", "license",
 		"released", "backbone", "arch", "params", "active_params", "context_max", "vocab",
 		"layers", "hidden", "ffn", "heads", "kv_heads", "head_dim_k", "head_dim_v",
 		"layer_pattern", "window", "linear_attention", "mla", "experts",
-		"tied_embeddings", "sources", "notes", NULL };
+		"tied_embeddings", "native_quant", "sources", "notes", NULL };
 	static const char *const mla_keys[] = { "kv_lora_rank", "rope_dim", NULL };
 	static const char *const moe_keys[] = { "total", "used", "shared", NULL };
 	static const uint64_t mla_lo[] = { 1, 0 }, moe_lo[] = { 1, 1, 0 };
@@ -534,6 +591,8 @@ static int read_model(jr_ctx *c, const cJSON *o, cr_model *m)
 		m->experts_used = (uint32_t)v[1];
 		m->experts_shared = (uint32_t)v[2];
 	}
+	if (cJSON_HasObjectItem(o, "native_quant"))
+		return read_native_quant(c, o, m);
 	return CR_OK;
 }
 

@@ -18,8 +18,10 @@ extern const char cr_embedded_version[];
 extern const char cr_embedded_date[];
 extern const char cr_embedded_sha256[];
 
-/* Default usable share of a device's memory by kind (catalog.c). */
-double cr_default_usable_fraction(cr_mem_kind kind);
+/* Default usable share of a device's memory by kind, and for unified
+ * memory by platform (backend) and size (catalog.c; docs/methodology.md
+ * "Usable memory"). Reads kind, backend and memory_gib of @p d. */
+double cr_default_usable_fraction(const cr_device *d);
 
 /* Read and validate one rig object of the data/rigs.json format at the
  * context's current path (catalog.c; reused for saved rigs, userrigs.c). */

@@ -71,6 +71,22 @@ int cr_curve_memory(const cr_model *m, const cr_quant *q, const cr_rig *rig,
 	return CR_OK;
 }
 
+int cr_curve_one_gpu_memory(const cr_model *m, const cr_quant *q, const cr_estimate_opts *opts,
+			    cr_memory *out, cr_error *err)
+{
+	cr_rig one;
+	cr_estimate est;
+	int rc;
+
+	if (!opts || !out)
+		return cr_seterr(err, CR_ERR_INVALID, "one-GPU memory: missing options or output");
+	cr_curve_one_gpu_rig(&one);
+	if ((rc = cr_estimate_run(m, q, &one, opts, &est, err)))
+		return rc;
+	*out = est.memory;
+	return CR_OK;
+}
+
 void cr_curve_one_gpu_rig(cr_rig *out)
 {
 	cr_device *d = &out->devices[0];

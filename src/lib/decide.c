@@ -29,23 +29,70 @@ static bool better_quality(double bpw_a, double tps_a, size_t ia, double bpw_b, 
 	return ia < ib;
 }
 
+/* The quality a candidate stands for: its bits per weight; for a model
+ * whose experts ship natively quantized, the bits per weight of the file as
+ * sized (experts native, the rest the preset's), capped at the native-format
+ * file's (experts native, the rest Q8_0, estimate.c). Q8_0 is lossless on
+ * the rest within measurement (llama-quantize: +0.0004 ppl @ Llama-3-8B), so
+ * a bigger file (F16 or BF16: 13.8 GB against 12.1 for gpt-oss-20b) is an
+ * upcast that adds bytes and no quality: it ties with the native file and
+ * loses on speed. */
+static double quality_bpw(const cr_model *m, const cr_quant *q, const cr_estimate_opts *o)
+{
+	cr_quant ceiling;
+	double eff, top;
+
+	if (!(m->native_bpw > 0) || !m->native_type[0] || o->weights_bytes)
+		return q->bpw;
+	memset(&ceiling, 0, sizeof(ceiling));
+	snprintf(ceiling.base_type, sizeof(ceiling.base_type), "%s", m->native_type);
+	ceiling.bpw = m->native_bpw;
+	eff = (double)cr_estimate_weights_bytes(m, q, o);
+	top = (double)cr_estimate_weights_bytes(m, &ceiling, o);
+	return (eff < top ? eff : top) * 8.0 / (double)m->params;
+}
+
+/* How fast an estimate is on the measure its tier is judged on: decode
+ * tokens/s, or decisions per second under --workload decide (0 when
+ * unknown). Larger is faster. */
+static double pace(const cr_estimate_opts *o, const cr_estimate *e)
+{
+	if (o->workload == CR_WORKLOAD_DECIDE)
+		return e->time_to_decision_s > 0 ? 1.0 / e->time_to_decision_s : 0;
+	return e->decode_tokens_per_s;
+}
+
+/* Is candidate a closer to a tier it misses than b: faster (what the tier
+ * is judged on), then higher bpw, then earlier? */
+static bool closer(double pace_a, double bpw_a, size_t ia, double pace_b, double bpw_b, size_t ib)
+{
+	if (pace_a != pace_b)
+		return pace_a > pace_b;
+	if (bpw_a != bpw_b)
+		return bpw_a > bpw_b;
+	return ia < ib;
+}
+
 int cr_decide_best_quant(const cr_model *model, const cr_quant *const *quants, size_t n_quants,
 			 const cr_rig *rig, const cr_estimate_opts *opts, cr_tier require,
 			 size_t *index, cr_estimate *estimate, cr_error *err)
 {
-	/* Best per tier: the winner for "require" is the best candidate of
-	 * the best tier <= require; the fallback is the same rule applied to
-	 * the best tier reached at all. */
-	size_t best[CR_TIER_COUNT];
-	cr_estimate best_est[CR_TIER_COUNT];
+	/* Per tier: the best by quality (for reaching "require") and the
+	 * fastest (the fallback when nothing reaches it). */
+	size_t best[CR_TIER_COUNT] = { 0 }, fast[CR_TIER_COUNT] = { 0 };
+	cr_estimate best_est[CR_TIER_COUNT], fast_est[CR_TIER_COUNT];
+	double qual[CR_TIER_COUNT] = { 0 };
 	bool have[CR_TIER_COUNT] = { false };
 
+	/* Read only where have[t]; cleared so that no path can see garbage. */
+	memset(best_est, 0, sizeof(best_est));
+	memset(fast_est, 0, sizeof(fast_est));
 	if (!model || !rig || !opts || !index)
 		return cr_seterr(err, CR_ERR_INVALID, "best quant: missing model, rig, options or output");
 	if (!quants || n_quants == 0)
 		return cr_seterr(err, CR_ERR_INVALID, "best quant of %s: no candidate quants",
 				 model->id);
-	if ((unsigned)require >= CR_TIER_NOFIT)
+	if ((unsigned)require >= CR_TIER_UNKNOWN)
 		return cr_seterr(err, CR_ERR_INVALID,
 				 "best quant: the required tier must be fast, ok, slow or tight");
 	for (size_t i = 0; i < n_quants; i++) {
@@ -62,19 +109,29 @@ int cr_decide_best_quant(const cr_model *model, const cr_quant *const *quants, s
 		if (t == CR_TIER_NOFIT) {
 			/* Nothing fits: the smallest file comes closest. */
 			if (!have[t] || quants[i]->bpw < quants[best[t]]->bpw) {
-				best[t] = i;
-				best_est[t] = e;
+				best[t] = fast[t] = i;
+				best_est[t] = fast_est[t] = e;
+				qual[t] = quants[i]->bpw;
 				have[t] = true;
 			}
 			continue;
 		}
-		if (!have[t] || better_quality(quants[i]->bpw, e.decode_tokens_per_s, i,
-					       quants[best[t]]->bpw,
-					       best_est[t].decode_tokens_per_s, best[t])) {
-			best[t] = i;
-			best_est[t] = e;
-			have[t] = true;
+		{
+			double qi = quality_bpw(model, quants[i], opts);
+
+			if (!have[t] || better_quality(qi, e.decode_tokens_per_s, i, qual[t],
+						       best_est[t].decode_tokens_per_s, best[t])) {
+				best[t] = i;
+				best_est[t] = e;
+				qual[t] = qi;
+			}
 		}
+		if (!have[t] || closer(pace(opts, &e), quants[i]->bpw, i, pace(opts, &fast_est[t]),
+				       quants[fast[t]]->bpw, fast[t])) {
+			fast[t] = i;
+			fast_est[t] = e;
+		}
+		have[t] = true;
 	}
 	/* Reaching "require" means any tier from fast to require: the winner
 	 * is the highest bpw over all of them, not the best tier's. */
@@ -82,16 +139,17 @@ int cr_decide_best_quant(const cr_model *model, const cr_quant *const *quants, s
 		bool found = false;
 		size_t w = 0;
 		cr_tier wt = CR_TIER_FAST;
+		double w_qual = 0, w_tps = 0;
 
 		for (int t = 0; t <= (int)require; t++) {
 			if (!have[t])
 				continue;
-			if (!found || better_quality(quants[best[t]]->bpw,
-						     best_est[t].decode_tokens_per_s, best[t],
-						     quants[w]->bpw, best_est[wt].decode_tokens_per_s,
-						     w)) {
+			if (!found || better_quality(qual[t], best_est[t].decode_tokens_per_s, best[t],
+						     w_qual, w_tps, w)) {
 				w = best[t];
 				wt = (cr_tier)t;
+				w_qual = qual[t];
+				w_tps = best_est[t].decode_tokens_per_s;
 				found = true;
 			}
 		}
@@ -102,16 +160,24 @@ int cr_decide_best_quant(const cr_model *model, const cr_quant *const *quants, s
 			return CR_OK;
 		}
 	}
+	/* None reaches it: the best tier reached, and in it the candidate
+	 * closest to "require", i.e. the fastest (a bigger quant would only
+	 * be slower and further from it). With the speed unknown there is
+	 * nothing to be close by: the highest bpw, as for a reach. */
 	for (int t = 0; t < CR_TIER_COUNT; t++) {
+		bool by_quality = t == CR_TIER_UNKNOWN;
+		size_t k;
+
 		if (!have[t])
 			continue;
-		*index = best[t];
+		k = by_quality ? best[t] : fast[t];
+		*index = k;
 		if (estimate)
-			*estimate = best_est[t];
+			*estimate = by_quality ? best_est[t] : fast_est[t];
 		return cr_seterr(err, CR_ERR_NOTFOUND,
-				 "no quant of %s reaches %s on %s (best: %s at %s)", model->id,
+				 "no quant of %s reaches %s on %s (closest: %s at %s)", model->id,
 				 cr_tier_name(require), rig->id, cr_tier_name((cr_tier)t),
-				 quants[best[t]]->id);
+				 quants[k]->id);
 	}
 	/* Unreachable: every candidate landed in some tier. */
 	return cr_seterr(err, CR_ERR_INVALID, "best quant of %s: no estimate", model->id);
@@ -178,7 +244,7 @@ int cr_decide_fit(const cr_model *const *models, size_t n_models, const cr_quant
 	for (size_t k = 0; k < n_quants; k++)
 		if (!quants[k])
 			return cr_seterr(err, CR_ERR_INVALID, "fit: candidate quant %zu is NULL", k);
-	if ((unsigned)opts->require >= CR_TIER_NOFIT)
+	if ((unsigned)opts->require >= CR_TIER_UNKNOWN)
 		return cr_seterr(err, CR_ERR_INVALID,
 				 "fit: the required tier must be fast, ok, slow or tight");
 	for (size_t i = 0; i < n_models; i++) {

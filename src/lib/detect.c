@@ -658,7 +658,7 @@ static void build_rig(const cr_detect_opts *o, cr_detect_result *r)
 		d->fp16_tflops = g->fp16_tflops;
 		d->backend = CR_BACKEND_METAL;
 		d->kind = CR_MEM_UNIFIED;
-		d->usable_fraction = cr_default_usable_fraction(CR_MEM_UNIFIED);
+		d->usable_fraction = cr_default_usable_fraction(d);
 		rig->n_devices = 1;
 		snprintf(rig->name, sizeof(rig->name), "This machine: %.80s, %g GiB", g->name,
 			 g->memory_gib);
@@ -702,7 +702,7 @@ static void build_rig(const cr_detect_opts *o, cr_detect_result *r)
 			d->fp16_tflops = g->fp16_tflops;
 			d->backend = strcmp(g->vendor, "amd") == 0 ? CR_BACKEND_ROCM : CR_BACKEND_CUDA;
 			d->kind = CR_MEM_DISCRETE;
-			d->usable_fraction = cr_default_usable_fraction(CR_MEM_DISCRETE);
+			d->usable_fraction = cr_default_usable_fraction(d);
 		}
 		rig->devices[k].count++;
 		g->in_rig = true;
@@ -726,7 +726,7 @@ static void build_rig(const cr_detect_opts *o, cr_detect_result *r)
 		d->fp16_tflops = 0;
 		d->backend = CR_BACKEND_CPU;
 		d->kind = CR_MEM_SYSTEM;
-		d->usable_fraction = cr_default_usable_fraction(CR_MEM_SYSTEM);
+		d->usable_fraction = cr_default_usable_fraction(d);
 		snprintf(rig->name, sizeof(rig->name), "This machine: %s%g GiB RAM", gpus,
 			 d->memory_gib);
 	}

@@ -38,7 +38,8 @@ static const struct {
 	{ 32, 18, "q4_0" },
 };
 
-static const char *const tier_names[CR_TIER_COUNT] = { "fast", "ok", "slow", "tight", "no-fit" };
+static const char *const tier_names[CR_TIER_COUNT] = { "fast", "ok", "slow", "tight", "unknown",
+							"no-fit" };
 
 const char *cr_tier_name(cr_tier t)
 {
@@ -242,11 +243,34 @@ uint64_t cr_estimate_state_bytes(const cr_model *m, const cr_estimate_opts *o)
 	return cr_model_count_layers(m, CR_LAYER_RECURRENT) * (conv + ssm) * 4ull * o->n_seq;
 }
 
+static double expert_fraction(const cr_model *m);
+
+/* The tensors other than natively quantized experts, in the native-format
+ * preset itself (llama-quantize MXFP4_MOE), are Q8_0: 8.5 bpw (34 bytes per
+ * 32, gguf-py GGML_QUANT_SIZES). The files agree: ggml-org's and bartowski's
+ * gpt-oss-20b MXFP4 are 12.1 GB = 19.1B expert params x 4.25 / 8 (10.16 GB)
+ * + 1.80B others x 8.5 / 8 (1.92 GB). */
+#define NATIVE_REST_BPW 8.5
+
 uint64_t cr_estimate_weights_bytes(const cr_model *m, const cr_quant *q,
 				   const cr_estimate_opts *o)
 {
 	if (o->weights_bytes)
 		return o->weights_bytes;
+	/* Natively quantized experts stay in their type at every preset: GGUF
+	 * publishers keep gpt-oss's experts in MXFP4 ("All quants keep the
+	 * feed forward networks at mxfp4", bartowski/openai_gpt-oss-20b-GGUF;
+	 * unsloth/gpt-oss-20b-GGUF: Q2_K 11.5 GB, Q4_K_M 11.6, F16 13.8), so
+	 * only the other tensors take the preset's type. Re-expanding the
+	 * experts (a 22.3 GB "Q8_0", DevQuasar/openai.gpt-oss-20b-GGUF) adds
+	 * bytes and no quality: clefrun never sizes that. */
+	if (m->native_bpw > 0 && m->native_type[0]) {
+		double native = expert_fraction(m) * (double)m->params;
+		double rest_bpw = strcmp(q->base_type, m->native_type) == 0 ? NATIVE_REST_BPW : q->bpw;
+
+		return (uint64_t)(native * m->native_bpw / 8.0 +
+				  ((double)m->params - native) * rest_bpw / 8.0);
+	}
 	return (uint64_t)((double)m->params * q->bpw / 8.0);
 }
 
@@ -782,6 +806,13 @@ static int validate(const cr_model *m, const cr_quant *q, const cr_rig *r,
 	if (o->n_ctx > m->context_max)
 		return cr_seterr(err, CR_ERR_RANGE, "context %u is above %s's maximum of %u tokens",
 				 o->n_ctx, m->id, m->context_max);
+	/* A cache cannot hold more than the context, nor a prompt be longer. */
+	if (o->depth != CR_DEPTH_CONTEXT && o->depth > o->n_ctx)
+		return cr_seterr(err, CR_ERR_RANGE, "depth %u is above the context of %u tokens",
+				 o->depth, o->n_ctx);
+	if (o->prompt_tokens > o->n_ctx)
+		return cr_seterr(err, CR_ERR_RANGE, "a prompt of %u tokens is above the context of %u tokens",
+				 o->prompt_tokens, o->n_ctx);
 	if ((unsigned)o->type_k >= CR_KV_TYPE_COUNT || (unsigned)o->type_v >= CR_KV_TYPE_COUNT)
 		return cr_seterr(err, CR_ERR_INVALID, "unknown KV cache type");
 	/* llama.cpp: "quantized V cache requires flash_attn to be enabled". */
@@ -861,7 +892,11 @@ static void fill_devices(const cr_model *m, const cr_rig *r, const tiers *t, con
 
 static cr_tier speed_tier(const cr_estimate_opts *o, const cr_estimate *e)
 {
-	if (o->workload == CR_WORKLOAD_DECIDE && e->time_to_decision_s > 0) {
+	if (o->workload == CR_WORKLOAD_DECIDE) {
+		/* No FP16 figure, no time-to-decision: say so rather than fall
+		 * back to the decode tier the user did not ask for. */
+		if (!(e->time_to_decision_s > 0))
+			return CR_TIER_UNKNOWN;
 		if (e->time_to_decision_s <= CR_TIER_FAST_DECIDE_S)
 			return CR_TIER_FAST;
 		return e->time_to_decision_s <= CR_TIER_OK_DECIDE_S ? CR_TIER_OK : CR_TIER_SLOW;
@@ -919,6 +954,10 @@ int cr_estimate_run(const cr_model *m, const cr_quant *q, const cr_rig *r,
 	out->memory = p.mem;
 	out->context = o->n_ctx;
 	out->flash_attn = o->flash_attn;
+	/* The tensor-split speed model has no calibration rows (docs/accuracy.md):
+	 * 8x 3090 gives llama-3.1-70b Q4_K_M 72 t/s where layer split gives 15, beyond what
+	 * llama.cpp's row split measures. Flag it until the speed model does. */
+	out->speed_validated = !(o->split == CR_SPLIT_TENSOR && t.n_acc > 1);
 	out->kv_cells_full = cells_full(o);
 	out->kv_cells_swa = m->window ? cells_swa(m, o) : 0;
 	/* Growth per token of context: one cell of every full-attention layer
@@ -933,6 +972,9 @@ int cr_estimate_run(const cr_model *m, const cr_quant *q, const cr_rig *r,
 	at.n_ctx = o->n_ctx < MIN_CTX ? o->n_ctx : MIN_CTX;
 	make_plan(m, &pf, &at, weights, &t, &pmin);
 	if (!pmin.fits) {
+		/* No context worth the name fits: a 256-token cache that squeezes
+		 * in is no fit either. */
+		out->max_context = 0;
 		out->tier = CR_TIER_NOFIT;
 		snprintf(out->basis, sizeof(out->basis), "does not fit at a %u-token context", at.n_ctx);
 		return CR_OK;
@@ -943,7 +985,9 @@ int cr_estimate_run(const cr_model *m, const cr_quant *q, const cr_rig *r,
 		at.n_ctx = out->max_context;
 		make_plan(m, &pf, &at, weights, &t, &p);
 	}
-	out->decode_depth = o->depth ? (o->depth < at.n_ctx ? o->depth : at.n_ctx) : at.n_ctx;
+	/* Below the requested context only when that does not fit (at.n_ctx
+	 * is then the largest that does); validate() refused depth > n_ctx. */
+	out->decode_depth = o->depth < at.n_ctx ? o->depth : at.n_ctx;
 	out->prompt_tokens = o->prompt_tokens ? o->prompt_tokens
 					      : (at.n_ctx < CR_DEFAULT_PROMPT_TOKENS ? at.n_ctx : CR_DEFAULT_PROMPT_TOKENS);
 	decode(m, &pf, &at, r, &t, &p, weights, out->decode_depth, &d);
@@ -954,7 +998,7 @@ int cr_estimate_run(const cr_model *m, const cr_quant *q, const cr_rig *r,
 	out->decode_tokens_per_s_high = d.tps * cr_speed.decode_q90[b];
 	/* The prompt follows --depth cached tokens (0: an empty cache), within
 	 * the context. */
-	pre_depth = o->depth;
+	pre_depth = o->depth == CR_DEPTH_CONTEXT ? 0 : o->depth;
 	if ((uint64_t)pre_depth + out->prompt_tokens > at.n_ctx)
 		pre_depth = at.n_ctx > out->prompt_tokens ? at.n_ctx - out->prompt_tokens : 0;
 	out->prefill_depth = pre_depth;
@@ -1049,6 +1093,13 @@ size_t cr_estimate_explain(const cr_model *m, const cr_quant *q, const cr_rig *r
 		if (o->weights_bytes)
 			snprintf(x->formula, sizeof(x->formula), "exact tensor bytes %.0f%s",
 				 weights, m->tied_embeddings && t.n_acc ? " + tied output copy" : "");
+		else if (m->native_bpw > 0 && m->native_type[0])
+			snprintf(x->formula, sizeof(x->formula),
+				 "%.4g expert params x %.2f bpw (%s, native) + %.4g others x %.2f bpw, / 8 = %.3f GB",
+				 expert_fraction(m) * (double)m->params, m->native_bpw, m->native_type,
+				 (1.0 - expert_fraction(m)) * (double)m->params,
+				 strcmp(q->base_type, m->native_type) == 0 ? NATIVE_REST_BPW : q->bpw,
+				 weights / 1e9);
 		else
 			snprintf(x->formula, sizeof(x->formula),
 				 "%.4g params x %.2f bpw / 8 = %.3f GB (embeddings %.3f GB on host%s)",
@@ -1082,7 +1133,7 @@ size_t cr_estimate_explain(const cr_model *m, const cr_quant *q, const cr_rig *r
 			 (double)e->memory.device_bytes / 1e9, (double)e->memory.host_bytes / 1e9,
 			 t.has_sys ? "" : " (host not counted: discrete GPUs only)", e->offload_fraction * 100);
 	if ((x = term(terms, &n, max, "available", (double)e->memory.available_bytes, "bytes",
-		      "discrete 100%, unified 75% (Metal recommendedMaxWorkingSetSize), system RAM 90% (clefrun policy)")))
+		      "discrete 100%; unified: macOS GPU wired limit (2/3 of RAM to 36 GiB, 3/4 above), Linux CUDA 79% (DGX Spark), Strix Halo 75% (BIOS/GTT), or the rig's usable_gb; system RAM 90% (clefrun policy)")))
 		snprintf(x->formula, sizeof(x->formula), "accelerators %.3f GB + system RAM %.3f GB; headroom wanted %.0f MiB per device",
 			 t.acc_usable / 1e9, t.has_sys ? t.sys_cap / 1e9 : 0.0, (double)o->headroom_bytes / MIB);
 	if ((x = term(terms, &n, max, "decode", e->decode_tokens_per_s, "tokens/s",

@@ -217,7 +217,7 @@ static cJSON *rig_to_cjson(const cr_rig *r)
 		ok = ok && cJSON_AddNumberToObject(dj, "fp16_tflops", d->fp16_tflops);
 		ok = ok && cJSON_AddStringToObject(dj, "backend", cr_backend_name(d->backend));
 		ok = ok && cJSON_AddStringToObject(dj, "kind", cr_mem_kind_name(d->kind));
-		if (ok && d->usable_fraction != cr_default_usable_fraction(d->kind))
+		if (ok && d->usable_fraction != cr_default_usable_fraction(d))
 			ok = cJSON_AddNumberToObject(dj, "usable_fraction", d->usable_fraction) != NULL;
 	}
 	if (ok && r->interconnect_gbs > 0)
@@ -776,7 +776,18 @@ int cr_userrigs_build(const cr_rig_figures *f, cr_rig *out, cr_error *err)
 	d->memory_gib = f->mem_gib;
 	d->bandwidth_gbs = f->bw_gbs;
 	d->fp16_tflops = f->tflops;
-	d->usable_fraction = cr_default_usable_fraction(d->kind);
+	d->usable_fraction = cr_default_usable_fraction(d);
+	if (f->usable_gib > 0) {
+		if (f->usable_gib > f->mem_gib)
+			return cr_seterr(err, CR_ERR_INVALID,
+					 "usable_gb: %g GiB is more than the device's %g GiB (mem_gb)",
+					 f->usable_gib, f->mem_gib);
+		d->usable_fraction = f->usable_gib / f->mem_gib;
+		if (d->usable_fraction < 0.01)
+			return cr_seterr(err, CR_ERR_INVALID,
+					 "usable_gb: %g GiB is under 1%% of the device's %g GiB", f->usable_gib,
+					 f->mem_gib);
+	}
 	out->n_devices = 1;
 	if (f->ram_gib > 0) {
 		cr_device *ram = &out->devices[1];
@@ -787,7 +798,7 @@ int cr_userrigs_build(const cr_rig_figures *f, cr_rig *out, cr_error *err)
 		ram->bandwidth_gbs = f->ram_bw_gbs;
 		ram->backend = CR_BACKEND_CPU;
 		ram->kind = CR_MEM_SYSTEM;
-		ram->usable_fraction = cr_default_usable_fraction(CR_MEM_SYSTEM);
+		ram->usable_fraction = cr_default_usable_fraction(ram);
 		out->n_devices = 2;
 	}
 	if (f->name) {

@@ -51,6 +51,14 @@ static const cr_model *model(const char *id)
 	return m;
 }
 
+static const cr_quant *quant(const char *id)
+{
+	const cr_quant *q = cr_catalog_find_quant(cat, id);
+
+	assert_non_null(q);
+	return q;
+}
+
 static cr_rig spec_rig(const char *spec)
 {
 	cr_rig r;
@@ -201,18 +209,122 @@ static void test_fallbacks(void **state)
 	assert_int_equal(idx, lowest);
 	assert_int_equal(e.tier, CR_TIER_NOFIT);
 	assert_non_null(strstr(err.message, "no-fit"));
-	/* Fits but slow on 20 GB/s: asking for fast gives the best slow quant,
-	 * which is the highest bpw among those that reach slow. */
+	/* Fits but slow on 20 GB/s: asking for fast gives the closest, the
+	 * fastest quant of the best tier reached, not its highest bpw. */
 	rc = cr_decide_best_quant(model("llama-3.1-8b"), q, nq, &cpu, &o, CR_TIER_FAST, &idx, &e,
 				  &err);
 	assert_int_equal(rc, CR_ERR_NOTFOUND);
-	{
-		size_t want;
+	assert_non_null(strstr(err.message, "closest"));
+	for (size_t k = 0; k < nq; k++) {
+		cr_tier t = tier_of(model("llama-3.1-8b"), q[k], &cpu, &o);
+		cr_estimate ek;
 
-		assert_int_equal(cr_decide_best_quant(model("llama-3.1-8b"), q, nq, &cpu, &o, e.tier,
-						      &want, NULL, NULL), CR_OK);
-		assert_int_equal(idx, want);
+		assert_true(t >= e.tier);
+		if (t != e.tier)
+			continue;
+		assert_int_equal(cr_estimate_run(model("llama-3.1-8b"), q[k], &cpu, &o, &ek, NULL), CR_OK);
+		assert_true(ek.decode_tokens_per_s <= e.decode_tokens_per_s);
 	}
+}
+
+/* The issue's case: llama-3.1-70b on a 4090 with 64 GB of RAM reaches no
+ * "ok"; the fallback is Q2_K-sized and fast, not Q8_0 at a crawl. */
+static void test_fallback_fastest_partial_offload(void **state)
+{
+	const cr_quant *all[64], *q[64];
+	size_t na = all_quants(all), nq = 0, idx = 999, hi = 0;
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_rig r = spec_rig("custom:mem_gb=24,bw_gbs=1008,tflops=165,ram_gb=64,ram_bw_gbs=89.6");
+	cr_estimate e, eh;
+
+	(void)state;
+	/* From Q2_K up (IQ2_M alone would reach ok here). */
+	for (size_t k = 0; k < na; k++)
+		if (all[k]->bpw >= 3.0)
+			q[nq++] = all[k];
+	assert_int_equal(cr_decide_best_quant(model("llama-3.1-70b"), q, nq, &r, &o, CR_TIER_OK, &idx,
+					      &e, NULL), CR_ERR_NOTFOUND);
+	for (size_t k = 0; k < nq; k++) {
+		cr_estimate ek;
+
+		assert_int_equal(cr_estimate_run(model("llama-3.1-70b"), q[k], &r, &o, &ek, NULL), CR_OK);
+		if (ek.tier == e.tier)
+			assert_true(ek.decode_tokens_per_s <= e.decode_tokens_per_s);
+		if (ek.tier == e.tier && q[k]->bpw > q[hi]->bpw)
+			hi = k;
+	}
+	assert_int_equal(cr_estimate_run(model("llama-3.1-70b"), q[hi], &r, &o, &eh, NULL), CR_OK);
+	assert_string_equal(q[idx]->id, "Q2_K");
+	assert_string_equal(q[hi]->id, "Q8_0");
+	assert_true(e.decode_tokens_per_s > 5 * eh.decode_tokens_per_s);
+}
+
+/* gpt-oss on a 4090: the native MXFP4 file, not an upcast. F16 (13.8 GB)
+ * adds bytes over the MXFP4 file (12.1 GB) and no quality; Q8_0 is the same
+ * file and comes later in the catalog. It once chose Q8_0 sized 22 GB. */
+static void test_native_quant_best(void **state)
+{
+	const cr_quant *q[64], *cand[64];
+	size_t nq = all_quants(q), nc = 0, idx = 999;
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	const cr_rig *r = cr_catalog_find_rig(cat, "rtx4090");
+	const cr_model *m = model("gpt-oss-20b");
+	cr_estimate e;
+
+	(void)state;
+	for (size_t k = 0; k < nq; k++)
+		if (cr_decide_default_candidate(m, q[k]))
+			cand[nc++] = q[k];
+	assert_int_equal(cr_decide_best_quant(m, cand, nc, r, &o, CR_TIER_OK, &idx, &e, NULL), CR_OK);
+	assert_string_equal(cand[idx]->id, "MXFP4");
+	assert_true(e.memory.weights_bytes < 12500000000ull);
+	/* Without the native preset: Q8_0 (same bytes) over F16 and BF16. */
+	{
+		const cr_quant *three[3] = { quant("F16"), quant("Q8_0"), quant("BF16") };
+
+		assert_int_equal(cr_decide_best_quant(m, three, 3, r, &o, CR_TIER_OK, &idx, &e, NULL),
+				 CR_OK);
+		assert_string_equal(three[idx]->id, "Q8_0");
+	}
+	/* Below the cap the files' order holds: Q6_K over Q4_K_M. */
+	{
+		const cr_quant *two[2] = { quant("Q4_K_M"), quant("Q6_K") };
+
+		assert_int_equal(cr_decide_best_quant(m, two, 2, r, &o, CR_TIER_OK, &idx, &e, NULL),
+				 CR_OK);
+		assert_string_equal(two[idx]->id, "Q6_K");
+	}
+	/* A dense model still takes the highest bpw that fits: BF16 for an 8B. */
+	assert_int_equal(cr_decide_best_quant(model("llama-3.1-8b"), cand, nc, r, &o, CR_TIER_OK, &idx,
+					      &e, NULL), CR_OK);
+	assert_true(cand[idx]->bpw == 16.0);
+}
+
+/* --workload decide on a rig without an FP16 figure: tier unknown, which
+ * reaches no tier, and the fallback is the highest bpw that fits (no speed
+ * to be close by). */
+static void test_decide_unknown(void **state)
+{
+	const cr_quant *q[64];
+	size_t nq = all_quants(q), idx = 999;
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_rig none = spec_rig("custom:mem_gb=24,bw_gbs=1008");
+	cr_rig known = spec_rig("custom:mem_gb=24,bw_gbs=1008,tflops=165");
+	cr_estimate e;
+
+	(void)state;
+	o.workload = CR_WORKLOAD_DECIDE;
+	assert_int_equal(tier_of(model("llama-3.1-8b"), quant("Q4_K_M"), &none, &o), CR_TIER_UNKNOWN);
+	assert_int_not_equal(tier_of(model("llama-3.1-8b"), quant("Q4_K_M"), &known, &o),
+			     CR_TIER_UNKNOWN);
+	for (int t = CR_TIER_FAST; t <= CR_TIER_TIGHT; t++)
+		assert_int_equal(cr_decide_best_quant(model("llama-3.1-8b"), q, nq, &none, &o, (cr_tier)t, &idx, &e,
+						      NULL), CR_ERR_NOTFOUND);
+	assert_int_equal(e.tier, CR_TIER_UNKNOWN);
+	assert_true(q[idx]->bpw >= 16.0); /* BF16/F16 fit in 24 GiB with headroom */
+	/* Chat on the same rig still tiers by decode. */
+	o.workload = CR_WORKLOAD_CHAT;
+	assert_int_equal(tier_of(model("llama-3.1-8b"), quant("Q4_K_M"), &none, &o), CR_TIER_FAST);
 }
 
 static void test_invalid(void **state)
@@ -408,6 +520,9 @@ int main(void)
 		cmocka_unit_test(test_tie_takes_earlier),
 		cmocka_unit_test(test_rule_on_synthetic_quants),
 		cmocka_unit_test(test_fallbacks),
+		cmocka_unit_test(test_fallback_fastest_partial_offload),
+		cmocka_unit_test(test_decide_unknown),
+		cmocka_unit_test(test_native_quant_best),
 		cmocka_unit_test(test_invalid),
 		cmocka_unit_test(test_default_candidates),
 		cmocka_unit_test(test_compare_keys),

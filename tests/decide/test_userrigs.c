@@ -287,7 +287,19 @@ static void test_build_rules(void **state)
 	f.backend = CR_BACKEND_METAL;
 	assert_int_equal(cr_userrigs_build(&f, &r, &err), CR_OK);
 	assert_int_equal(r.devices[0].kind, CR_MEM_UNIFIED);
-	assert_true(r.devices[0].usable_fraction == 0.75);
+	assert_true(r.devices[0].usable_fraction == 0.75); /* macOS above 36 GiB */
+	/* usable_gb: the machine's own limit, kept as a fraction; never above the memory. */
+	f.usable_gib = 60;
+	assert_int_equal(cr_userrigs_build(&f, &r, &err), CR_OK);
+	assert_true(r.devices[0].usable_fraction == 60.0 / 64.0);
+	f.usable_gib = 65;
+	assert_int_equal(cr_userrigs_build(&f, &r, &err), CR_ERR_INVALID);
+	assert_non_null(strstr(err.message, "usable_gb"));
+	f.usable_gib = 0;
+	f.mem_gib = 32;
+	assert_int_equal(cr_userrigs_build(&f, &r, &err), CR_OK);
+	assert_true(r.devices[0].usable_fraction == 2.0 / 3.0); /* macOS up to 36 GiB */
+	f.mem_gib = 64;
 	f.backend = CR_BACKEND_CUDA;
 	f.kind = CR_MEM_SYSTEM;
 	f.kind_set = true;

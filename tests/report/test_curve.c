@@ -155,6 +155,33 @@ static void test_contexts_edges(void **state)
 }
 
 /* Every point is the estimator's memory at that context. */
+/* The single-device figure inspect and report share: the one-GPU rig's
+ * estimate, device bytes only, the runtime overhead included. */
+static void test_one_gpu_memory(void **state)
+{
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_memory a, b;
+	cr_rig one;
+	uint32_t ctx = 8192;
+	cr_error err = { 0, "" };
+
+	(void)state;
+	cr_curve_one_gpu_rig(&one);
+	assert_int_equal(cr_curve_one_gpu_memory(model("gemma-3-4b"), quant("Q4_K_M"), &o, &a, &err), CR_OK);
+	assert_int_equal(cr_curve_memory(model("gemma-3-4b"), quant("Q4_K_M"), &one, &o, &ctx, 1, &b, &err),
+			 CR_OK);
+	assert_memory_equal(&a, &b, sizeof(a));
+	assert_int_equal(a.total_bytes, a.device_bytes);
+	assert_int_equal(a.overhead_bytes, 512u << 20);
+	assert_true(a.host_bytes > 0);
+	assert_int_equal(a.device_bytes + a.host_bytes,
+			 a.weights_bytes + a.kv_bytes + a.state_bytes + a.compute_bytes + a.output_bytes +
+				 a.overhead_bytes);
+	o.n_ctx = model("gemma-3-4b")->context_max + 1;
+	assert_int_equal(cr_curve_one_gpu_memory(model("gemma-3-4b"), quant("Q4_K_M"), &o, &a, &err),
+			 CR_ERR_RANGE);
+}
+
 static void test_memory_matches_estimate(void **state)
 {
 	static const struct {
@@ -278,6 +305,7 @@ int main(void)
 		cmocka_unit_test(test_contexts),
 		cmocka_unit_test(test_contexts_edges),
 		cmocka_unit_test(test_memory_matches_estimate),
+		cmocka_unit_test(test_one_gpu_memory),
 		cmocka_unit_test(test_one_gpu_rig),
 		cmocka_unit_test(test_memory_errors),
 	};

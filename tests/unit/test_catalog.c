@@ -465,6 +465,27 @@ static const hostile_row hostile_rows[] = {
 	{ "experts.used above experts.total", F_MODELS, "\"tied_embeddings\"",
 	  "\"experts\":{\"total\":8,\"used\":9,\"shared\":0},\"tied_embeddings\"",
 	  CR_ERR_INVALID, "models.json: models[0].experts.used: more experts used (9) than exist (8)" },
+	{ "native_quant on a dense model", F_MODELS, "\"tied_embeddings\"",
+	  "\"native_quant\":{\"type\":\"MXFP4\",\"bpw\":4.25,\"tensors\":\"experts\",\"source\":\"s\"},"
+	  "\"tied_embeddings\"",
+	  CR_ERR_INVALID,
+	  "models.json: models[0].native_quant.tensors: \"experts\" needs a mixture-of-experts model (experts.total above experts.used)" },
+	{ "native_quant of other tensors", F_MODELS, "\"tied_embeddings\"",
+	  "\"experts\":{\"total\":8,\"used\":2,\"shared\":0},\"native_quant\":{\"type\":\"MXFP4\","
+	  "\"bpw\":4.25,\"tensors\":\"all\",\"source\":\"s\"},\"tied_embeddings\"",
+	  CR_ERR_INVALID, "models.json: models[0].native_quant.tensors: expected \"experts\", got \"all\"" },
+	{ "native_quant bpw out of range", F_MODELS, "\"tied_embeddings\"",
+	  "\"experts\":{\"total\":8,\"used\":2,\"shared\":0},\"native_quant\":{\"type\":\"MXFP4\","
+	  "\"bpw\":0,\"tensors\":\"experts\",\"source\":\"s\"},\"tied_embeddings\"",
+	  CR_ERR_INVALID, "models.json: models[0].native_quant.bpw: expected a positive number (1 to 16), got 0" },
+	{ "native_quant without a source", F_MODELS, "\"tied_embeddings\"",
+	  "\"experts\":{\"total\":8,\"used\":2,\"shared\":0},\"native_quant\":{\"type\":\"MXFP4\","
+	  "\"bpw\":4.25,\"tensors\":\"experts\"},\"tied_embeddings\"",
+	  CR_ERR_INVALID, "models.json: models[0].native_quant.source: missing field (expected a string)" },
+	{ "native_quant type in lower case", F_MODELS, "\"tied_embeddings\"",
+	  "\"experts\":{\"total\":8,\"used\":2,\"shared\":0},\"native_quant\":{\"type\":\"mxfp4\","
+	  "\"bpw\":4.25,\"tensors\":\"experts\",\"source\":\"s\"},\"tied_embeddings\"",
+	  CR_ERR_INVALID, "models.json: models[0].native_quant.type: invalid id \"mxfp4\" (allowed: A-Z 0-9 _)" },
 	{ "experts with an unknown field", F_MODELS, "\"tied_embeddings\"",
 	  "\"experts\":{\"total\":8,\"used\":2,\"routed\":2},\"tied_embeddings\"",
 	  CR_ERR_INVALID, "models.json: models[0].experts.routed: unknown field" },

@@ -13,6 +13,7 @@
  */
 #include "unit.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -848,12 +849,13 @@ static void test_tier_decide(void **state)
 		assert_close(e.time_to_decision_s, want, want * 1e-6);
 		assert_int_equal(e.tier, rows[i].tier);
 	}
-	/* No TFLOPS figure: no time-to-decision; the tier falls back to decode. */
+	/* No TFLOPS figure: no time-to-decision, so the tier is unknown (it
+	 * once fell back to the decode tier, fast here, without a word). */
 	r.devices[0].fp16_tflops = 0;
 	e = run(model("clef-flash"), quant("Q4_K_M"), &r, &o);
 	assert_true(e.prefill_tokens_per_s == 0 && e.time_to_decision_s == 0);
 	assert_true(e.decode_tokens_per_s >= CR_TIER_FAST_TPS);
-	assert_int_equal(e.tier, CR_TIER_FAST);
+	assert_int_equal(e.tier, CR_TIER_UNKNOWN);
 }
 
 /* ---- max_context ----------------------------------------------------------------- */
@@ -1011,7 +1013,8 @@ static void test_decode_depth(void **state)
 {
 	cr_rig r = gpu_rig(100, 1000, 1);
 	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
-	cr_estimate shallow, deep, dflt, over;
+	cr_estimate shallow, deep, dflt, empty, over;
+	cr_error err = { 0, "" };
 
 	(void)state;
 	o.n_ctx = 32768;
@@ -1019,14 +1022,27 @@ static void test_decode_depth(void **state)
 	shallow = run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o);
 	o.depth = 32768;
 	deep = run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o);
-	o.depth = 0;
+	o.depth = CR_DEPTH_CONTEXT;
 	dflt = run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o);
-	o.depth = 100000;
-	over = run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o);
+	/* 0 is an empty cache, not "the default". */
+	o.depth = 0;
+	empty = run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o);
+	/* Deeper than the context: refused, not clamped. */
+	o.depth = 32769;
+	assert_int_equal(cr_estimate_run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o, &over, &err),
+			 CR_ERR_RANGE);
+	assert_non_null(strstr(err.message, "context of 32768"));
+	o.depth = CR_DEPTH_CONTEXT;
+	o.prompt_tokens = 32769;
+	assert_int_equal(cr_estimate_run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o, &over, &err),
+			 CR_ERR_RANGE);
+	assert_non_null(strstr(err.message, "prompt of 32769"));
+	o.prompt_tokens = 0;
 	assert_int_equal(shallow.decode_depth, 1024);
 	assert_int_equal(deep.decode_depth, 32768);
 	assert_int_equal(dflt.decode_depth, 32768);
-	assert_int_equal(over.decode_depth, 32768);
+	assert_int_equal(empty.decode_depth, 0);
+	assert_true(empty.decode_tokens_per_s > shallow.decode_tokens_per_s);
 	assert_true(shallow.decode_tokens_per_s > deep.decode_tokens_per_s);
 	assert_true(dflt.decode_tokens_per_s == deep.decode_tokens_per_s);
 	/* Depth is a decode input only. */
@@ -1041,6 +1057,64 @@ static void test_decode_depth(void **state)
 	o.depth = 1024;
 	assert_true(run(model("mistral-7b-v0.1"), quant("Q4_K_M"), &r, &o).decode_tokens_per_s >
 		    deep.decode_tokens_per_s);
+}
+
+/* gpt-oss ships its experts in MXFP4 and every GGUF keeps them so: presets
+ * are sized per tensor type, against the published file sizes
+ * (unsloth/gpt-oss-20b-GGUF F16 13.8 GB, Q8_0 12.1, Q4_K_M 11.6, Q2_K 11.5;
+ * bartowski MXFP4 12.1), not params x bpw (Q8_0 once 22.2 GB). */
+static void test_native_quant_sizing(void **state)
+{
+	const cr_model *m = model("gpt-oss-20b");
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	static const struct {
+		const char *quant;
+		double file_gb, tolerance;
+	} files[] = {
+		{ "F16", 13.8, 0.01 }, { "Q8_0", 12.1, 0.01 }, { "MXFP4", 12.1, 0.01 },
+		{ "Q6_K", 12.04, 0.04 }, { "Q4_K_M", 11.6, 0.04 }, { "Q2_K", 11.5, 0.06 },
+	};
+
+	(void)state;
+	assert_string_equal(m->native_type, "MXFP4");
+	assert_true(m->native_bpw == 4.25);
+	for (size_t i = 0; i < UNIT_ARRAY_LEN(files); i++) {
+		double gb = (double)cr_estimate_weights_bytes(m, quant(files[i].quant), &o) / 1e9;
+
+		if (fabs(gb - files[i].file_gb) > files[i].tolerance * files[i].file_gb)
+			fail_msg("%s: %.3f GB, file %.2f GB", files[i].quant, gb, files[i].file_gb);
+	}
+	/* The native-format preset and Q8_0 are one file (the rest in Q8_0). */
+	assert_true(llabs((long long)cr_estimate_weights_bytes(m, quant("MXFP4"), &o) -
+			  (long long)cr_estimate_weights_bytes(m, quant("Q8_0"), &o)) < 10000000);
+	/* A model without native_quant keeps params x bpw. */
+	assert_int_equal(cr_estimate_weights_bytes(model("llama-3.1-8b"), quant("Q8_0"), &o),
+			 (uint64_t)((double)model("llama-3.1-8b")->params * 8.51 / 8.0));
+	/* Exact GGUF bytes win over any sizing. */
+	o.weights_bytes = 123456789;
+	assert_int_equal(cr_estimate_weights_bytes(m, quant("F16"), &o), 123456789);
+}
+
+/* A rig that holds a 256-token cache but not the 512-token minimum: no fit,
+ * and no largest context either (it once said 256). */
+static void test_nofit_has_no_max_context(void **state)
+{
+	cr_rig big = gpu_rig(1000, 1000, 1), r;
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_estimate e256, e512, e;
+
+	(void)state;
+	o.n_ctx = 256;
+	e256 = run(model("llama-3.1-8b"), quant("Q4_K_M"), &big, &o);
+	o.n_ctx = 512;
+	e512 = run(model("llama-3.1-8b"), quant("Q4_K_M"), &big, &o);
+	assert_true(e256.memory.device_bytes < e512.memory.device_bytes);
+	r = gpu_rig((double)(e256.memory.device_bytes + e512.memory.device_bytes) / 2 / 1073741824.0,
+		    1000, 1);
+	o.n_ctx = 8192;
+	e = run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o);
+	assert_int_equal(e.tier, CR_TIER_NOFIT);
+	assert_int_equal(e.max_context, 0);
 }
 
 static void test_decode_moe(void **state)
@@ -1246,7 +1320,7 @@ static void test_memory_totals(void **state)
 
 static void test_names(void **state)
 {
-	static const char *const tiers[] = { "fast", "ok", "slow", "tight", "no-fit" };
+	static const char *const tiers[] = { "fast", "ok", "slow", "tight", "unknown", "no-fit" };
 	static const char *const kv[] = { "f16", "q8_0", "q4_0" };
 	cr_tier t;
 	cr_kv_type k;
@@ -1318,6 +1392,8 @@ int main(void)
 		cmocka_unit_test(test_max_context_unaligned_model_max),
 		cmocka_unit_test(test_decode_bandwidth),
 		cmocka_unit_test(test_decode_depth),
+		cmocka_unit_test(test_nofit_has_no_max_context),
+		cmocka_unit_test(test_native_quant_sizing),
 		cmocka_unit_test(test_decode_moe),
 		cmocka_unit_test(test_prefill),
 		cmocka_unit_test(test_multi_device),

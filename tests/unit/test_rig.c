@@ -2,7 +2,8 @@
  * test_rig: ad-hoc rigs from a "custom:" spec (rig.c) and the rig sums.
  * A table of valid specs checks every parsed figure and the defaults
  * (one device, CUDA, discrete, all memory usable; backend=cpu implies system
- * RAM at 0.9, backend=metal unified memory at 0.75; ram_gb adds a system-RAM
+ * RAM at 0.9, unified memory by platform: metal 2/3 up to 36 GiB and 3/4
+ * above, CUDA (Linux) 0.79, ROCm/Vulkan 0.75; usable_gb overrides; ram_gb adds a system-RAM
  * group); a table of invalid specs checks the exact status and message of
  * every error the grammar has (prefix, missing and empty values, numbers
  * that are not numbers or out of range, unknown keys and enum values,
@@ -12,6 +13,7 @@
  */
 #include "unit.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -43,7 +45,19 @@ static const valid_row valid_rows[] = {
 	{ "custom:mem_gb=64,bw_gbs=89.6,kind=system,backend=cpu", 1, 64, 89.6, 0, CR_BACKEND_CPU,
 	  CR_MEM_SYSTEM, 0.9, 0, 0 },
 	{ "custom:mem_gb=128,bw_gbs=273,kind=unified", 1, 128, 273, 0, CR_BACKEND_CUDA,
+	  CR_MEM_UNIFIED, 0.79, 0, 0 },
+	/* macOS's default wired limit: 2/3 of RAM up to 36 GiB, 3/4 above. */
+	{ "custom:mem_gb=36,bw_gbs=300,backend=metal", 1, 36, 300, 0, CR_BACKEND_METAL,
+	  CR_MEM_UNIFIED, 2.0 / 3.0, 0, 0 },
+	{ "custom:mem_gb=48,bw_gbs=273,backend=metal", 1, 48, 273, 0, CR_BACKEND_METAL,
 	  CR_MEM_UNIFIED, 0.75, 0, 0 },
+	{ "custom:mem_gb=128,bw_gbs=256,backend=vulkan,kind=unified", 1, 128, 256, 0,
+	  CR_BACKEND_VULKAN, CR_MEM_UNIFIED, 0.75, 0, 0 },
+	/* A raised iogpu.wired_limit_mb: the user's figure. */
+	{ "custom:mem_gb=128,bw_gbs=546,backend=metal,usable_gb=120", 1, 128, 546, 0,
+	  CR_BACKEND_METAL, CR_MEM_UNIFIED, 120.0 / 128.0, 0, 0 },
+	{ "custom:mem_gb=24,bw_gbs=1008,usable_gb=22", 1, 24, 1008, 0, CR_BACKEND_CUDA,
+	  CR_MEM_DISCRETE, 22.0 / 24.0, 0, 0 },
 	{ "custom:mem_gb=24,bw_gbs=960,backend=rocm,tflops=123", 1, 24, 960, 123, CR_BACKEND_ROCM,
 	  CR_MEM_DISCRETE, 1.0, 0, 0 },
 	{ "custom:kind=discrete,backend=vulkan,mem_gb=16,bw_gbs=456", 1, 16, 456, 0,
@@ -121,9 +135,13 @@ typedef struct error_row {
 	const char *message;
 } error_row;
 
-#define UNKNOWN_KEY_TAIL "(expected mem_gb, bw_gbs, devices, tflops, backend, kind, ram_gb, ram_bw_gbs)"
+#define UNKNOWN_KEY_TAIL "(expected mem_gb, bw_gbs, devices, tflops, backend, kind, usable_gb, ram_gb, ram_bw_gbs)"
 
 static const error_row error_rows[] = {
+	{ "custom:mem_gb=24,bw_gbs=1008,usable_gb=25", CR_ERR_INVALID,
+	  "rig spec \"custom:mem_gb=24,bw_gbs=1008,usable_gb=25\": usable_gb 25 is more than mem_gb 24" },
+	{ "custom:mem_gb=24,bw_gbs=1008,usable_gb=0.1", CR_ERR_INVALID,
+	  "rig spec \"custom:mem_gb=24,bw_gbs=1008,usable_gb=0.1\": usable_gb 0.1 is under 1% of mem_gb 24" },
 	{ "mem_gb=24,bw_gbs=1008", CR_ERR_PARSE,
 	  "rig spec \"mem_gb=24,bw_gbs=1008\": must start with \"custom:\"" },
 	{ "", CR_ERR_PARSE, "rig spec \"\": must start with \"custom:\"" },
@@ -213,6 +231,36 @@ static const error_row error_rows[] = {
 	{ "custom:mem_gb=64,bw_gbs=89.6,backend=cpu,ram_gb=64,ram_bw_gbs=89.6", CR_ERR_INVALID,
 	  "rig spec \"custom:mem_gb=64,bw_gbs=89.6,backend=cpu,ram_gb=64,ram_bw_gbs=89.6\": ram_gb adds system RAM to GPUs; this rig is system RAM already" },
 };
+
+/* What the estimate reads each tier at, not the sum over the rig. */
+static void test_tier_bandwidth(void **state)
+{
+	cr_rig r;
+	cr_error err = { 0, "" };
+	double acc = -1, ram = -1;
+
+	(void)state;
+	assert_int_equal(cr_rig_parse_spec("custom:mem_gb=24,bw_gbs=936,devices=2,ram_gb=512,ram_bw_gbs=204.8",
+					   &r, &err), CR_OK);
+	cr_rig_tier_bandwidth_gbs(&r, &acc, &ram);
+	assert_true(fabs(acc - 936) < 1e-9 && ram == 204.8);
+	assert_true(cr_rig_aggregate_bandwidth_gbs(&r) > 2000); /* the seeds' 2076.8 */
+	/* Two sockets: one socket's bandwidth; no GPU tier. */
+	assert_int_equal(cr_rig_parse_spec("custom:mem_gb=384,bw_gbs=460.8,devices=2,backend=cpu", &r, &err),
+			 CR_OK);
+	cr_rig_tier_bandwidth_gbs(&r, &acc, &ram);
+	assert_true(acc == 0 && ram == 460.8);
+	/* Unlike cards in turn, each its memory share: 1 / (0.5/1000 + 0.5/500). */
+	r.n_devices = 2;
+	r.devices[0].kind = r.devices[1].kind = CR_MEM_DISCRETE;
+	r.devices[0].count = r.devices[1].count = 1;
+	r.devices[0].memory_gib = r.devices[1].memory_gib = 24;
+	r.devices[0].usable_fraction = r.devices[1].usable_fraction = 1;
+	r.devices[0].bandwidth_gbs = 1000;
+	r.devices[1].bandwidth_gbs = 500;
+	cr_rig_tier_bandwidth_gbs(&r, &acc, &ram);
+	assert_true(fabs(acc - 1000.0 / 1.5) < 1e-9 && ram == 0);
+}
 
 static void test_parse_errors(void **state)
 {
@@ -342,6 +390,7 @@ int main(void)
 		cmocka_unit_test(test_parse_valid),
 		cmocka_unit_test(test_parse_name),
 		cmocka_unit_test(test_parse_errors),
+		cmocka_unit_test(test_tier_bandwidth),
 		cmocka_unit_test(test_parse_length),
 		cmocka_unit_test(test_sums),
 		cmocka_unit_test(test_sums_empty),
