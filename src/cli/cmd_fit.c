@@ -246,6 +246,15 @@ static int print_json(const fit_cfg *c, const cr_rig *rig, cli_rig_origin origin
 		add_rate(o, "decode_tokens_per_s", e->decode_tokens_per_s, 100);
 		add_rate(o, "prefill_tokens_per_s", e->prefill_tokens_per_s, 10);
 		add_rate(o, "time_to_decision_s", e->time_to_decision_s, 1e4);
+		/* Why a speed figure is extrapolated (docs/accuracy.md "Confidence"), or null. */
+		if (e->decode_note[0])
+			cJSON_AddStringToObject(o, "decode_extrapolated", e->decode_note);
+		else
+			cJSON_AddNullToObject(o, "decode_extrapolated");
+		if (e->prefill_note[0])
+			cJSON_AddStringToObject(o, "prefill_extrapolated", e->prefill_note);
+		else
+			cJSON_AddNullToObject(o, "prefill_extrapolated");
 		cJSON_AddStringToObject(o, "tier", cr_tier_name(e->tier));
 		cJSON_AddItemToArray(res, o);
 	}
@@ -313,7 +322,7 @@ static void add_text_row(cli_table *t, const cr_fit_row *r, size_t i)
 {
 	const cr_estimate *e = &r->estimate;
 	char rank[24], params[32], active[32], bpw[16], used[24], avail[24], mem[56], maxc[16],
-		dec[16], ttd[16];
+		rate[16], dec[20], ttd[20];
 	const char *cells[11];
 	bool est = r->status != CR_FIT_CONTEXT;
 
@@ -327,10 +336,12 @@ static void add_text_row(cli_table *t, const cr_fit_row *r, size_t i)
 	cli_fmt_mem(avail, sizeof(avail), (double)e->memory.available_bytes);
 	snprintf(mem, sizeof(mem), "%s / %s", used, avail);
 	cli_fmt_ctx(maxc, sizeof(maxc), e->max_context);
-	cli_fmt_rate(dec, sizeof(dec), e->decode_tokens_per_s);
+	/* "~": extrapolated, no measured rows near this case (as check). */
+	cli_fmt_rate(rate, sizeof(rate), e->decode_tokens_per_s);
+	snprintf(dec, sizeof(dec), "%s%s", e->decode_note[0] && e->decode_tokens_per_s > 0 ? "~" : "", rate);
 	if (e->time_to_decision_s > 0)
-		snprintf(ttd, sizeof(ttd), e->time_to_decision_s < 10 ? "%.2f s" : "%.0f s",
-			 e->time_to_decision_s);
+		snprintf(ttd, sizeof(ttd), e->time_to_decision_s < 10 ? "%s%.2f s" : "%s%.0f s",
+			 e->prefill_note[0] ? "~" : "", e->time_to_decision_s);
 	else
 		snprintf(ttd, sizeof(ttd), "-");
 	cells[0] = rank;
@@ -424,6 +435,16 @@ static int render(const fit_cfg *c, const cr_rig *rig, cli_rig_origin origin,
 			       rig->id);
 	}
 	printf("MEMORY at the context used; DECODE with a full cache; DECIDE = prefill of a 2048-token prompt.\n");
+	{
+		size_t x = 0;
+
+		for (size_t i = 0; i < n; i++)
+			x += shown(c, &rows[i], i) && rows[i].status != CR_FIT_CONTEXT &&
+			     (rows[i].estimate.decode_note[0] || rows[i].estimate.prefill_note[0]);
+		if (x)
+			printf("~ extrapolated: no measured rows near %zu of these figures; 'clefrun check --model M --rig %s' gives the reason.\n",
+			       x, rig->id);
+	}
 	return EXIT_OK_;
 }
 

@@ -962,7 +962,13 @@ static void section_rigs(cli_buf *b, const rpt_data *d)
 		cli_buf_puts(b, "</td>");
 		if (e->decode_tokens_per_s > 0) {
 			cli_fmt_rate(x, sizeof(x), e->decode_tokens_per_s);
-			cli_buf_printf(b, "<td class=\"num\">%s<span class=\"sub\">", x);
+			/* "~" and a tooltip: extrapolated, no measured rows near it (docs/accuracy.md). */
+			if (e->decode_note[0]) {
+				cli_buf_puts(b, "<td class=\"num\" title=\"extrapolated: ");
+				cli_buf_esc(b, e->decode_note);
+				cli_buf_printf(b, "\">~%s<span class=\"sub\">", x);
+			} else
+				cli_buf_printf(b, "<td class=\"num\">%s<span class=\"sub\">", x);
 			cli_fmt_rate(x, sizeof(x), e->decode_tokens_per_s_low);
 			cli_fmt_rate(y, sizeof(y), e->decode_tokens_per_s_high);
 			cli_buf_printf(b, "%s&#8211;%s</span></td>", x, y);
@@ -970,8 +976,8 @@ static void section_rigs(cli_buf *b, const rpt_data *d)
 			cli_buf_puts(b, "<td class=\"num\">&#8212;</td>");
 		}
 		if (e->time_to_decision_s > 0)
-			cli_buf_printf(b, e->time_to_decision_s < 10 ? "<td class=\"num\">%.2f s</td>" : "<td class=\"num\">%.0f s</td>",
-				       e->time_to_decision_s);
+			cli_buf_printf(b, e->time_to_decision_s < 10 ? "<td class=\"num\">%s%.2f s</td>" : "<td class=\"num\">%s%.0f s</td>",
+				       e->prefill_note[0] ? "~" : "", e->time_to_decision_s);
 		else
 			cli_buf_puts(b, "<td class=\"num\">&#8212;</td>");
 		cli_fmt_ctx(mc, sizeof(mc), e->max_context);

@@ -606,10 +606,14 @@ static void decode(const cr_model *m, const profile *pf, const cr_estimate_opts 
 		   decode_out *d)
 {
 	const cr_speed_model *k = &cr_speed;
-	double active = (double)m->active_params / (double)m->params;
 	double emb = embedding_bytes(m, weights);
-	/* The embedding lookup reads one row; an untied table is not streamed. */
-	double w_read = (weights - (m->tied_embeddings ? 0 : emb)) * active;
+	/* The embedding lookup reads one row; an untied table is not streamed.
+	 * The rest scales by active / total parameters. Splitting the bytes by
+	 * tensor type (routed experts in their own type, e.g. gpt-oss's MXFP4,
+	 * plus every other tensor) scored worse out of sample (docs/accuracy.md
+	 * "Speed: the model"). */
+	double w_read = (weights - (m->tied_embeddings ? 0 : emb)) * (double)m->active_params /
+			(double)m->params;
 	double kv = (double)kv_bytes_at(m, pf, o, depth) + (double)pf->state_bytes;
 	double expert_read = 0, sys_w, cpu_share, layers_acc, time;
 	const cr_device *sys = first_system(r), *acc = primary(r);
