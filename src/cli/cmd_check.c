@@ -426,22 +426,27 @@ static void add_rate(cJSON *o, const char *key, double v, double scale)
 
 /* Whether measured rows back the speed figures, and the backend's
  * out-of-sample error (docs/accuracy.md "Confidence"). */
+static void add_confidence(cJSON *o, const char *what, const char *note, double error_pct)
+{
+	char key[32];
+
+	snprintf(key, sizeof(key), "%s_calibrated", what);
+	cJSON_AddBoolToObject(o, key, !note[0]);
+	snprintf(key, sizeof(key), "%s_extrapolated", what);
+	if (note[0])
+		cJSON_AddStringToObject(o, key, note);
+	else
+		cJSON_AddNullToObject(o, key);
+	snprintf(key, sizeof(key), "%s_error_pct", what);
+	cJSON_AddNumberToObject(o, key, error_pct);
+}
+
 static cJSON *confidence_json(const cr_estimate *e)
 {
 	cJSON *o = cJSON_CreateObject();
 
-	cJSON_AddBoolToObject(o, "decode_calibrated", !e->decode_note[0]);
-	if (e->decode_note[0])
-		cJSON_AddStringToObject(o, "decode_extrapolated", e->decode_note);
-	else
-		cJSON_AddNullToObject(o, "decode_extrapolated");
-	cJSON_AddNumberToObject(o, "decode_error_pct", e->decode_error_pct);
-	cJSON_AddBoolToObject(o, "prefill_calibrated", !e->prefill_note[0]);
-	if (e->prefill_note[0])
-		cJSON_AddStringToObject(o, "prefill_extrapolated", e->prefill_note);
-	else
-		cJSON_AddNullToObject(o, "prefill_extrapolated");
-	cJSON_AddNumberToObject(o, "prefill_error_pct", e->prefill_error_pct);
+	add_confidence(o, "decode", e->decode_note, e->decode_error_pct);
+	add_confidence(o, "prefill", e->prefill_note, e->prefill_error_pct);
 	return o;
 }
 
