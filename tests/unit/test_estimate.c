@@ -1156,6 +1156,108 @@ static void test_prefill(void **state)
 	assert_true(a.decode_tokens_per_s > 0);
 }
 
+/* Speed model v2 (docs/accuracy.md): what the terms must do, whatever the
+ * fitted values. */
+static void test_prefill_depth_and_moe(void **state)
+{
+	cr_rig r = gpu_rig(100, 1000, 1);
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_estimate empty, deep, dense, moe;
+
+	(void)state;
+	o.n_ctx = 65536;
+	o.depth = 0;
+	empty = run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o);
+	o.depth = 32768;
+	deep = run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o);
+	/* A prompt after 32k cached tokens attends to them: slower prefill,
+	 * longer decision, and the depth is reported. */
+	assert_int_equal(empty.prefill_depth, 0);
+	assert_int_equal(deep.prefill_depth, 32768);
+	assert_true(deep.prefill_tokens_per_s < 0.9 * empty.prefill_tokens_per_s);
+	assert_true(deep.time_to_decision_s > empty.time_to_decision_s);
+	/* The default depth (a full cache) is for decode; the prompt follows
+	 * an empty cache. */
+	o.depth = CR_DEPTH_CONTEXT;
+	assert_int_equal(run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o).prefill_depth, 0);
+	/* Routed experts run below a dense GEMM's efficiency: per active
+	 * parameter, an MoE model prefills slower than a dense one. */
+	o.n_ctx = 8192;
+	o.depth = 0;
+	dense = run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o);
+	moe = run(model("qwen3-30b-a3b"), quant("Q4_K_M"), &r, &o);
+	assert_true(moe.prefill_tokens_per_s * (double)model("qwen3-30b-a3b")->active_params <
+		    dense.prefill_tokens_per_s * (double)model("llama-3.1-8b")->active_params);
+	assert_true(dense.prefill_tokens_per_s_low < dense.prefill_tokens_per_s &&
+		    dense.prefill_tokens_per_s < dense.prefill_tokens_per_s_high);
+	/* A larger micro-batch gives each expert more tokens (m = 32 -> 128 for
+	 * qwen3-30b-a3b): MoE prefill gains far more from -ub 2048 than dense
+	 * prefill does. Without the expert term the MoE gain is only what the
+	 * per-micro-batch weight read and layer time give (about +0.27 over
+	 * dense on this rig); with it, about +0.6. */
+	o.n_ubatch = 2048;
+	assert_true(run(model("qwen3-30b-a3b"), quant("Q4_K_M"), &r, &o).prefill_tokens_per_s /
+			    moe.prefill_tokens_per_s >
+		    0.4 + run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o).prefill_tokens_per_s /
+			    dense.prefill_tokens_per_s);
+}
+
+/* Per-layer time: at the same bytes, more layers decode slower; and the
+ * memory type sets the achievable bandwidth (HBM below GDDR per GB/s). */
+static void test_decode_layers_and_memory(void **state)
+{
+	cr_rig r = gpu_rig(100, 1000, 1);
+	cr_estimate gddr, hbm;
+	cr_model many = *model("llama-3.1-8b");
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+
+	(void)state;
+	gddr = run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o);
+	r.devices[0].mem_type = CR_MEMTYPE_HBM;
+	hbm = run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o);
+	assert_true(hbm.decode_tokens_per_s < gddr.decode_tokens_per_s);
+	r.devices[0].mem_type = CR_MEMTYPE_AUTO;
+	/* The same parameters over twice the layers: KV and per-layer time
+	 * grow, so decode is slower. */
+	many.n_layers = 64;
+	for (uint32_t i = 32; i < 64; i++) {
+		many.kv_heads[i] = many.kv_heads[0];
+		many.layer_kind[i] = many.layer_kind[0];
+	}
+	assert_true(run(&many, quant("Q4_K_M"), &r, &o).decode_tokens_per_s < gddr.decode_tokens_per_s);
+}
+
+/* Confidence: measured rows back a dense 8B on an NVIDIA GDDR card; none
+ * back a hybrid model there, a CUDA HBM card, or a custom Vulkan device of
+ * no stated vendor. */
+static void test_speed_confidence(void **state)
+{
+	cr_rig r = gpu_rig(100, 1000, 1);
+	cr_estimate e;
+
+	(void)state;
+	e = run_ctx("llama-3.1-8b", "Q4_K_M", &r, 8192);
+	assert_string_equal(e.decode_note, "");
+	assert_string_equal(e.prefill_note, "");
+	assert_true(e.decode_error_pct > 0 && e.prefill_error_pct > 0);
+	e = run_ctx("clef-flash", "Q4_K_M", &r, 8192);
+	assert_non_null(strstr(e.decode_note, "hybrid"));
+	r.devices[0].mem_type = CR_MEMTYPE_HBM;
+	e = run_ctx("llama-3.1-8b", "Q4_K_M", &r, 8192);
+	assert_non_null(strstr(e.decode_note, "no measured cuda rows"));
+	r.devices[0].mem_type = CR_MEMTYPE_AUTO;
+	r.devices[0].backend = CR_BACKEND_VULKAN;
+	e = run_ctx("llama-3.1-8b", "Q4_K_M", &r, 8192);
+	assert_non_null(strstr(e.decode_note, "no measured vulkan rows"));
+	/* Vulkan on AMD GDDR cards: measured, but only from an empty cache;
+	 * decoding at 8k is beyond the data, at 512 it is not. */
+	r.devices[0].vendor = CR_VENDOR_AMD;
+	e = run_ctx("llama-3.1-8b", "Q4_K_M", &r, 8192);
+	assert_non_null(strstr(e.decode_note, "context 8192"));
+	e = run_ctx("llama-3.1-8b", "Q4_K_M", &r, 512);
+	assert_string_equal(e.decode_note, "");
+}
+
 /* ---- rigs with several devices and tiers ------------------------------------------------ */
 
 static void test_multi_device(void **state)
@@ -1396,6 +1498,9 @@ int main(void)
 		cmocka_unit_test(test_native_quant_sizing),
 		cmocka_unit_test(test_decode_moe),
 		cmocka_unit_test(test_prefill),
+		cmocka_unit_test(test_prefill_depth_and_moe),
+		cmocka_unit_test(test_decode_layers_and_memory),
+		cmocka_unit_test(test_speed_confidence),
 		cmocka_unit_test(test_multi_device),
 		cmocka_unit_test(test_tensor_split),
 		cmocka_unit_test(test_partial_offload),
