@@ -662,6 +662,16 @@ static int print_csv(const inspect_cfg *c, const cli_gguf *g, const cr_gguf_mode
 	return EXIT_OK_;
 }
 
+/* One row of the memory table: what, how many bytes, a note. */
+static void mem_row(cli_table *t, const char *what, uint64_t bytes, const char *note)
+{
+	char x[64];
+	const char *cells[3] = { what, x, note };
+
+	fmt_bytes(x, sizeof(x), bytes);
+	cli_table_add(t, cells);
+}
+
 static int print_text(const inspect_cfg *c, const cli_gguf *g, const cr_gguf_model *gm,
 		      const mem *mm, const type_sum *ts)
 {
@@ -672,7 +682,7 @@ static int print_text(const inspect_cfg *c, const cli_gguf *g, const cr_gguf_mod
 	static const bool mem_right[] = { false, true, true };
 	cli_table t;
 	rows r = { &t, false };
-	char x[64], y[64];
+	char x[64];
 
 	cli_table_init(&t, 2, kv_hdr, NULL);
 	model_rows(&r, g, gm, mm, c);
@@ -711,53 +721,20 @@ static int print_text(const inspect_cfg *c, const cli_gguf *g, const cr_gguf_mod
 		       mm->ctx, cr_kv_type_name(c->kv), c->opts.n_seq, mm->fa_why, cli_shown(c->source));
 	cli_table_init(&t, 3, mem_hdr, mem_right);
 	{
-		const char *cells[3];
 		char pt[64];
 
-		fmt_bytes(x, sizeof(x), mm->weights);
-		cells[0] = "weights";
-		cells[1] = x;
-		cells[2] = "exact tensor bytes";
-		cli_table_add(&t, cells);
-		fmt_bytes(x, sizeof(x), mm->device_weights);
-		cells[0] = "  on the GPU";
-		cells[1] = x;
-		cells[2] = gm->model.tied_embeddings ? "token embeddings on the host; tied: output copy on the GPU"
-						     : "less the token embeddings, kept on the host";
-		cli_table_add(&t, cells);
-		fmt_bytes(x, sizeof(x), mm->kv);
 		snprintf(pt, sizeof(pt), "%.1f KiB per token", (double)mm->per_token / 1024.0);
-		cells[0] = "KV cache";
-		cells[1] = x;
-		cells[2] = pt;
-		cli_table_add(&t, cells);
-		if (mm->state) {
-			fmt_bytes(x, sizeof(x), mm->state);
-			cells[0] = "recurrent state";
-			cells[1] = x;
-			cells[2] = "fixed, per sequence";
-			cli_table_add(&t, cells);
-		}
-		fmt_bytes(x, sizeof(x), mm->compute);
-		cells[0] = "compute buffer";
-		cells[1] = x;
-		cells[2] = "one GPU";
-		cli_table_add(&t, cells);
-		fmt_bytes(x, sizeof(x), mm->overhead);
-		cells[0] = "runtime overhead";
-		cells[1] = x;
-		cells[2] = "CUDA context and driver";
-		cli_table_add(&t, cells);
-		fmt_bytes(y, sizeof(y), mm->device);
-		cells[0] = "total (one GPU)";
-		cells[1] = y;
-		cells[2] = "what the GPU holds";
-		cli_table_add(&t, cells);
-		fmt_bytes(x, sizeof(x), mm->host);
-		cells[0] = "host";
-		cells[1] = x;
-		cells[2] = "token embeddings + logits, not in the total";
-		cli_table_add(&t, cells);
+		mem_row(&t, "weights", mm->weights, "exact tensor bytes");
+		mem_row(&t, "  on the GPU", mm->device_weights,
+			gm->model.tied_embeddings ? "token embeddings on the host; tied: output copy on the GPU"
+						  : "less the token embeddings, kept on the host");
+		mem_row(&t, "KV cache", mm->kv, pt);
+		if (mm->state)
+			mem_row(&t, "recurrent state", mm->state, "fixed, per sequence");
+		mem_row(&t, "compute buffer", mm->compute, "one GPU");
+		mem_row(&t, "runtime overhead", mm->overhead, "CUDA context and driver");
+		mem_row(&t, "total (one GPU)", mm->device, "what the GPU holds");
+		mem_row(&t, "host", mm->host, "token embeddings + logits, not in the total");
 	}
 	cli_table_render(&t, c->fmt, stdout);
 	cli_table_free(&t);
