@@ -32,25 +32,12 @@ import sys
 import tempfile
 import threading
 
-failures = []
+from harness import check, env_for, failures
 
 COMMANDS = {
     "report": (["report", "--model", "clef-flash", "--rig", "rtx4090"], b"<!DOCTYPE html>"),
     "chart": (["chart", "--model", "clef-flash", "--rig", "rtx4090"], b"<?xml"),
 }
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL: " + what)
-
-
-def env_for(tmp):
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLEFRUN_", "HF_"))}
-    env.update(HOME=tmp, XDG_CONFIG_HOME=os.path.join(tmp, "config"),
-               XDG_CACHE_HOME=os.path.join(tmp, "cache"), NO_COLOR="1", LC_ALL="C")
-    return env
 
 
 def run(binary, tmp, base, out):

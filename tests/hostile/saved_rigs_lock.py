@@ -28,20 +28,7 @@ import tempfile
 import threading
 import time
 
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL: " + what)
-
-
-def env_for(tmp):
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLEFRUN_", "HF_"))}
-    env.update(XDG_CONFIG_HOME=os.path.join(tmp, "config"), HOME=tmp, NO_COLOR="1", LC_ALL="C")
-    return env
-
+from harness import check, env_for, failures
 
 def clefrun(binary, tmp, *args):
     return subprocess.run([binary, *args], cwd=tmp, env=env_for(tmp), capture_output=True,
