@@ -35,70 +35,84 @@ static const char *const mem_kind_names[CR_MEM_KIND_COUNT] = {
 	"discrete", "unified", "system"
 };
 
-const char *cr_backend_name(cr_backend b)
-{
-	return (unsigned)b < CR_BACKEND_COUNT ? backend_names[b] : "?";
-}
-
-const char *cr_mem_kind_name(cr_mem_kind k)
-{
-	return (unsigned)k < CR_MEM_KIND_COUNT ? mem_kind_names[k] : "?";
-}
-
-int cr_backend_parse(const char *s, cr_backend *out)
-{
-	for (int i = 0; i < CR_BACKEND_COUNT; i++) {
-		if (strcmp(s, backend_names[i]) == 0) {
-			*out = (cr_backend)i;
-			return CR_OK;
-		}
-	}
-	return CR_ERR_INVALID;
-}
-
-int cr_mem_kind_parse(const char *s, cr_mem_kind *out)
-{
-	for (int i = 0; i < CR_MEM_KIND_COUNT; i++) {
-		if (strcmp(s, mem_kind_names[i]) == 0) {
-			*out = (cr_mem_kind)i;
-			return CR_OK;
-		}
-	}
-	return CR_ERR_INVALID;
-}
-
 static const char *const mem_type_names[CR_MEMTYPE_COUNT] = { "auto", "hbm", "gddr", "lpddr", "ddr" };
 static const char *const vendor_names[CR_VENDOR_COUNT] = { "auto", "nvidia", "amd", "apple", "intel",
 							    "other" };
 
+/* names[i] for i < n, else "?". */
+static const char *name_of(const char *const *names, unsigned n, unsigned i)
+{
+	return i < n ? names[i] : "?";
+}
+
+/* The index of s among names[first..n), or -1. */
+static int index_of(const char *const *names, unsigned n, unsigned first, const char *s)
+{
+	for (unsigned i = first; s && i < n; i++)
+		if (strcmp(s, names[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
+const char *cr_backend_name(cr_backend b)
+{
+	return name_of(backend_names, CR_BACKEND_COUNT, (unsigned)b);
+}
+
+const char *cr_mem_kind_name(cr_mem_kind k)
+{
+	return name_of(mem_kind_names, CR_MEM_KIND_COUNT, (unsigned)k);
+}
+
 const char *cr_mem_type_name(cr_mem_type t)
 {
-	return (unsigned)t < CR_MEMTYPE_COUNT ? mem_type_names[t] : "?";
+	return name_of(mem_type_names, CR_MEMTYPE_COUNT, (unsigned)t);
 }
 
 const char *cr_vendor_name(cr_vendor v)
 {
-	return (unsigned)v < CR_VENDOR_COUNT ? vendor_names[v] : "?";
+	return name_of(vendor_names, CR_VENDOR_COUNT, (unsigned)v);
 }
 
+int cr_backend_parse(const char *s, cr_backend *out)
+{
+	int i = index_of(backend_names, CR_BACKEND_COUNT, 0, s);
+
+	if (i < 0)
+		return CR_ERR_INVALID;
+	*out = (cr_backend)i;
+	return CR_OK;
+}
+
+int cr_mem_kind_parse(const char *s, cr_mem_kind *out)
+{
+	int i = index_of(mem_kind_names, CR_MEM_KIND_COUNT, 0, s);
+
+	if (i < 0)
+		return CR_ERR_INVALID;
+	*out = (cr_mem_kind)i;
+	return CR_OK;
+}
+
+/* "auto" is not a name the catalog may write: it is the absence of the key. */
 int cr_mem_type_parse(const char *s, cr_mem_type *out)
 {
-	for (unsigned i = 1; s && i < CR_MEMTYPE_COUNT; i++)
-		if (strcmp(s, mem_type_names[i]) == 0) {
-			*out = (cr_mem_type)i;
-			return CR_OK;
-		}
-	return CR_ERR_INVALID;
+	int i = index_of(mem_type_names, CR_MEMTYPE_COUNT, 1, s);
+
+	if (i < 0)
+		return CR_ERR_INVALID;
+	*out = (cr_mem_type)i;
+	return CR_OK;
 }
 
 int cr_vendor_parse(const char *s, cr_vendor *out)
 {
-	for (unsigned i = 1; s && i < CR_VENDOR_COUNT; i++)
-		if (strcmp(s, vendor_names[i]) == 0) {
-			*out = (cr_vendor)i;
-			return CR_OK;
-		}
-	return CR_ERR_INVALID;
+	int i = index_of(vendor_names, CR_VENDOR_COUNT, 1, s);
+
+	if (i < 0)
+		return CR_ERR_INVALID;
+	*out = (cr_vendor)i;
+	return CR_OK;
 }
 
 cr_mem_type cr_device_mem_type(const cr_device *d)
