@@ -736,7 +736,12 @@ static double prefill_tps(const cr_model *m, const cr_estimate_opts *o, const cr
 }
 
 /* Is there measured data near this estimate? Writes "" (calibrated) or why
- * not to `decode_note` / `prefill_note` (docs/accuracy.md "Confidence"). */
+ * not to `decode_note` / `prefill_note` (docs/accuracy.md "Confidence").
+ * "Near" is a clefrun rule, not a measurement: at least CONF_MIN_ROWS rows
+ * of the kind on the same backend, memory type and vendor, the same model
+ * kind, and a size and context within CONF_SPAN times what was measured. */
+#define CONF_MIN_ROWS 3
+#define CONF_SPAN 2.0
 static void speed_confidence(const cr_model *m, const cr_rig *r, const tiers *t, const plan *p,
 			     const cr_estimate_opts *o, uint32_t ctx, bool bf16, cr_estimate *out)
 {
@@ -767,15 +772,15 @@ static void speed_confidence(const cr_model *m, const cr_rig *r, const tiers *t,
 		snprintf(why, sizeof(why), "no measured %s models on %s (%s%s%s)", kind,
 			 cr_backend_name(d->backend), v == CR_VENDOR_OTHER ? "" : cr_vendor_name(v),
 			 v == CR_VENDOR_OTHER ? "" : " ", cr_mem_type_name(mt));
-	else if (active < c->active_min / 2 || active > c->active_max * 2)
+	else if (active < c->active_min / CONF_SPAN || active > c->active_max * CONF_SPAN)
 		snprintf(why, sizeof(why), "%.1fB active parameters, measured %.1f-%.1fB", active / 1e9,
 			 c->active_min / 1e9, c->active_max / 1e9);
-	else if (ctx > 2.0 * c->ctx_max)
+	else if (ctx > CONF_SPAN * c->ctx_max)
 		snprintf(why, sizeof(why), "context %u tokens, measured up to %u", ctx, c->ctx_max);
 	snprintf(out->decode_note, sizeof(out->decode_note), "%s",
-		 why[0] || (c && c->decode_rows >= 3) ? why : "fewer than 3 measured decode rows here");
+		 why[0] || (c && c->decode_rows >= CONF_MIN_ROWS) ? why : "fewer than 3 measured decode rows here");
 	snprintf(out->prefill_note, sizeof(out->prefill_note), "%s",
-		 why[0] || (c && c->prefill_rows >= 3) ? why : "fewer than 3 measured prefill rows here");
+		 why[0] || (c && c->prefill_rows >= CONF_MIN_ROWS) ? why : "fewer than 3 measured prefill rows here");
 	out->decode_error_pct = cr_speed.decode_error_pct[bk(d->backend)];
 	out->prefill_error_pct = cr_speed.prefill_error_pct[bk(d->backend)];
 }
