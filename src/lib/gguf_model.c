@@ -621,25 +621,30 @@ static int check_shapes(mctx *c, const cr_gguf *const *parts, size_t n_parts, co
 			return bad(c, CR_ERR_INVALID, "%s.attention.head_count_kv is %" PRIu32 " in layer %" PRIu32
 				   ", above %s.attention.head_count %" PRIu32 " (KV heads are shared by query heads)",
 				   c->arch, kvh[i], i, c->arch, heads[i]);
-		w[0] = (uint64_t)m->head_dim_k * heads[i];
-		w[1] = 2 * w[0];
-		snprintf(name, sizeof(name), "blk.%" PRIu32 ".attn_q.weight", i);
-		snprintf(what, sizeof(what), "head size %" PRIu32 " (%s) x %" PRIu32
-			 " heads (%s.attention.head_count) is %" PRIu64, m->head_dim_k, ksrc, heads[i], c->arch, w[0]);
-		if ((rc = expect_dim(c, parts, n_parts, name, 1, w, 2, what)))
-			return rc;
-		w[0] = (uint64_t)m->head_dim_k * kvh[i];
-		snprintf(name, sizeof(name), "blk.%" PRIu32 ".attn_k.weight", i);
-		snprintf(what, sizeof(what), "head size %" PRIu32 " (%s) x %" PRIu32
-			 " KV heads (%s.attention.head_count_kv) is %" PRIu64, m->head_dim_k, ksrc, kvh[i], c->arch, w[0]);
-		if ((rc = expect_dim(c, parts, n_parts, name, 1, w, 1, what)))
-			return rc;
-		w[0] = (uint64_t)m->head_dim_v * kvh[i];
-		snprintf(name, sizeof(name), "blk.%" PRIu32 ".attn_v.weight", i);
-		snprintf(what, sizeof(what), "head size %" PRIu32 " (%s) x %" PRIu32
-			 " KV heads (%s.attention.head_count_kv) is %" PRIu64, m->head_dim_v, vsrc, kvh[i], c->arch, w[0]);
-		if ((rc = expect_dim(c, parts, n_parts, name, 1, w, 1, what)))
-			return rc;
+		/* attn_q {hidden, head_k x heads} (x 2: qwen3next's gate), attn_k
+		 * {hidden, head_k x kv heads}, attn_v {hidden, head_v x kv heads}. */
+		{
+			const struct {
+				const char *tensor, *dim_src, *heads_key;
+				uint32_t dim, n;
+				unsigned widths;
+			} proj[3] = {
+				{ "attn_q", ksrc, "head_count", m->head_dim_k, heads[i], 2 },
+				{ "attn_k", ksrc, "head_count_kv", m->head_dim_k, kvh[i], 1 },
+				{ "attn_v", vsrc, "head_count_kv", m->head_dim_v, kvh[i], 1 },
+			};
+
+			for (unsigned j = 0; j < 3; j++) {
+				w[0] = (uint64_t)proj[j].dim * proj[j].n;
+				w[1] = 2 * w[0];
+				snprintf(name, sizeof(name), "blk.%" PRIu32 ".%s.weight", i, proj[j].tensor);
+				snprintf(what, sizeof(what), "head size %" PRIu32 " (%s) x %" PRIu32 " %s (%s.attention.%s) is %" PRIu64,
+					 proj[j].dim, proj[j].dim_src, proj[j].n, j ? "KV heads" : "heads", c->arch,
+					 proj[j].heads_key, w[0]);
+				if ((rc = expect_dim(c, parts, n_parts, name, 1, w, proj[j].widths, what)))
+					return rc;
+			}
+		}
 	}
 	/* Recurrent layers: ssm_conv1d {d_conv, d_inner + 2 · n_group · d_state}
 	 * (llama.cpp mamba2 and qwen3next / qwen35: the conv runs over x, B
