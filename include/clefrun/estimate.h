@@ -9,8 +9,10 @@
  *   memory  = weights + KV cache + recurrent state + compute buffers
  *             + output buffer + runtime overhead
  *   decode  = 1 / (Σ tiers bytes read per token / (efficiency × bandwidth)
- *             + per-token latency)
- *   prefill = efficiency × FP16 FLOP/s / (2 × active params + attention)
+ *             + per-layer times)
+ *   prefill = 1 / ((weight + expert + attention FLOPs) / (efficiency × FP16 FLOP/s)
+ *             + weights / (bandwidth × ubatch) + per-layer time / ubatch)
+ *   efficiencies and times: src/lib/speed_constants.c (docs/accuracy.md)
  *
  * Byte counts are uint64_t bytes; speeds are tokens per second; times seconds.
  */
