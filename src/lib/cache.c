@@ -408,6 +408,24 @@ static int make_dirs(const char *path, cr_error *err)
 	return CR_OK;
 }
 
+/*
+ * An entry's mtime is the time the server last confirmed it. It is set from
+ * time(), the clock fresh() reads, not left to the file system: a kernel with
+ * fine-grained file timestamps (Linux 6.13 multigrain) or a network file
+ * system can stamp a file up to a second ahead of time(), and that entry would
+ * read as "from the future" and be revalidated at once.
+ */
+static int stamp_now(const char *path, cr_error *err)
+{
+	struct timespec ts[2];
+
+	ts[0].tv_sec = ts[1].tv_sec = time(NULL);
+	ts[0].tv_nsec = ts[1].tv_nsec = 0;
+	if (utimensat(AT_FDCWD, path, ts, AT_SYMLINK_NOFOLLOW) != 0)
+		return cr_seterr(err, CR_ERR_IO, "%s: cannot update its time: %s", path, strerror(errno));
+	return CR_OK;
+}
+
 int cr_cache_put(cr_cache *c, const cr_cache_entry *e, cr_error *err)
 {
 	char path[PATH_CAP], *pre, shown[CR_CACHE_URL_MAX];
@@ -441,7 +459,7 @@ int cr_cache_put(cr_cache *c, const cr_cache_entry *e, cr_error *err)
 		rc = cr_file_write_atomic(path, chunks, 2, CR_FILE_MODE_PRIVATE, err);
 	}
 	free(pre);
-	return rc;
+	return rc ? rc : stamp_now(path, err);
 }
 
 int cr_cache_touch(cr_cache *c, cr_cache_kind kind, const char *url, cr_error *err)
@@ -451,9 +469,7 @@ int cr_cache_touch(cr_cache *c, cr_cache_kind kind, const char *url, cr_error *e
 
 	if ((rc = cr_cache_entry_path(c, kind, url, path, sizeof(path), err)))
 		return rc;
-	if (utimensat(AT_FDCWD, path, NULL, AT_SYMLINK_NOFOLLOW) != 0)
-		return cr_seterr(err, CR_ERR_IO, "%s: cannot update its time: %s", path, strerror(errno));
-	return CR_OK;
+	return stamp_now(path, err);
 }
 
 int cr_cache_remove(cr_cache *c, cr_cache_kind kind, const char *url, cr_error *err)
