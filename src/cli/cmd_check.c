@@ -914,18 +914,19 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 			rows[n].quant = vars[k].quant;
 			memcpy(rows[n].label, vars[k].label, sizeof(rows[n].label));
 			if (c.best_quant) {
-				size_t idx = 0;
+				cr_best_quant best;
 
-				/* NOTFOUND: no quant reaches the tier; the row is the
-				 * best the rig can do, and its tier sets the exit code. */
+				/* No quant reaching the tier is an outcome: the row is
+				 * the best the rig can do, and its tier sets the exit code. */
 				s = cr_decide_best_quant(m, quants, (size_t)nq, rigs[i], &o, c.require,
-							 &idx, &rows[n].est, &err);
-				if (s == CR_ERR_NOTFOUND) {
-					rows[n].missed = true;
-					s = CR_OK;
+							 &best, &err);
+				if (!s) {
+					rows[n].est = best.estimate;
+					rows[n].missed = best.outcome != CR_BEST_REACHES;
+					rows[n].quant = quants[best.index];
+					snprintf(rows[n].label, sizeof(rows[n].label), "%s",
+						 quants[best.index]->id);
 				}
-				rows[n].quant = quants[idx];
-				snprintf(rows[n].label, sizeof(rows[n].label), "%s", quants[idx]->id);
 			} else {
 				s = cr_estimate_run(m, vars[k].quant, rigs[i], &o, &rows[n].est, &err);
 			}
