@@ -85,29 +85,52 @@ static void estimate(const cr_gguf_model *gm)
 {
 	cr_rig rig;
 	cr_quant q;
+	cr_weights w;
 	cr_estimate est;
 	cr_error err = { 0, "" };
-	const uint32_t ctxs[2] = { CR_DEFAULT_CTX, gm->model.context_max };
+	const uint32_t ctxs[2] = { 0, gm->model.context_max };
 
 	if (cr_rig_parse_spec("custom:mem_gb=24,bw_gbs=1000,tflops=100,ram_gb=64,ram_bw_gbs=80",
 			      &rig, &err) != 0)
 		abort();
+	/* The file's exact bytes, as check and inspect pass them; a file without
+	 * tensor bytes (refused as exact weights) at a preset's 4.9 bpw. */
 	memset(&q, 0, sizeof(q));
 	snprintf(q.id, sizeof(q.id), "Q4_K_M");
 	q.bpw = 4.9;
+	if (gm->weights_bytes)
+		cr_weights_exact(gm->weights_bytes, NULL, &w);
+	else
+		cr_weights_preset(&q, &w);
 	for (int i = 0; i < 2; i++) {
-		cr_estimate_opts eo = CR_ESTIMATE_OPTS_INIT;
+		cr_estimate_request req = CR_ESTIMATE_REQUEST_INIT;
+		cr_estimate_setup set;
+		cr_kv_profile kv;
+		int kv_rc;
 
-		eo.n_ctx = ctxs[i] < gm->model.context_max ? ctxs[i] : gm->model.context_max;
-		eo.weights_bytes = gm->weights_bytes;
-		eo.cpu_moe = i == 1;
-		(void)cr_estimate_kv_bytes(&gm->model, &eo);
-		(void)cr_estimate_state_bytes(&gm->model, &eo);
+		req.n_ctx = ctxs[i];
+		req.opts.cpu_moe = i == 1;
 		FUZZ_ERR_RESET(err);
-		if (cr_estimate_run(&gm->model, &q, &rig, &eo, &est, &err) == 0)
-			FUZZ_CHECK(est.tier < CR_TIER_COUNT);
-		else
+		if (cr_estimate_resolve_opts(&gm->model, &rig, &req, &set, &err) != 0) {
 			FUZZ_CHECK(err.status < 0 && err.message[0]);
+			continue;
+		}
+		FUZZ_CHECK(set.opts.n_ctx >= 1 && set.opts.n_ctx <= gm->model.context_max);
+		(void)cr_estimate_kv_bytes(&gm->model, &set.opts);
+		(void)cr_estimate_state_bytes(&gm->model, &set.opts);
+		FUZZ_ERR_RESET(err);
+		kv_rc = cr_estimate_kv_profile(&gm->model, &set.opts, &kv, &err);
+		FUZZ_CHECK(kv_rc == 0 || (err.status < 0 && err.message[0]));
+		FUZZ_ERR_RESET(err);
+		if (cr_estimate_run_weights(&gm->model, &w, &rig, &set.opts, &est, &err) == 0) {
+			FUZZ_CHECK(est.tier < CR_TIER_COUNT);
+			/* The profile is what the estimate's memory is made of. */
+			FUZZ_CHECK(kv_rc == 0 && kv.kv_bytes == est.memory.kv_bytes &&
+				   kv.state_bytes == est.memory.state_bytes &&
+				   kv.bytes_per_token == est.kv_bytes_per_token);
+		} else {
+			FUZZ_CHECK(err.status < 0 && err.message[0]);
+		}
 	}
 }
 
