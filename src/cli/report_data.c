@@ -1,0 +1,353 @@
+/*
+ * The numbers of clefrun report and clefrun chart (report.h: rpt_data).
+ * Resolves the model, its quants and rigs, and fills rpt_data with every
+ * figure the page and the chart show. Every number comes from the library:
+ * cr_estimate_run per rig and quant, cr_curve_memory for the curves and the
+ * one-GPU columns, cr_decide_best_quant for the best quant per rig.
+ * Nothing here writes HTML: report_html.c renders the page, svg.c the chart.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+/* The quants of a catalog model when no --quant is given: the seed pages'
+ * usual ladder, 2 to 16 bits, in clefrun's default candidate set (decide.h:
+ * MXFP4 only for MoE models). */
+static const char *const default_quants[] = { "Q2_K", "Q3_K_M", "MXFP4", "Q4_K_M", "Q5_K_M",
+					      "Q6_K", "Q8_0", "F16" };
+#define PRIMARY_QUANT "Q4_K_M"
+
+/* ---- the numbers ------------------------------------------------------------ */
+
+/* Stand-in quant for a GGUF file: the estimator takes its exact weight
+ * bytes from opts.weights_bytes; bpw is only shown. Lives in rpt_data's
+ * lifetime, one per report. */
+static cr_quant gguf_quant;
+
+static int by_bpw(const void *a, const void *b)
+{
+	const rpt_quant *x = a, *y = b;
+
+	return (x->quant->bpw > y->quant->bpw) - (x->quant->bpw < y->quant->bpw);
+}
+
+static int resolve_quants(const rpt_cfg *c, rpt_data *d)
+{
+	const cr_model *m = &d->cm.model;
+	const cr_quant *primary = NULL;
+
+	if (d->cm.from_gguf) {
+		if (c->n_quants) {
+			fprintf(stderr, "%s: --quant does not apply to a GGUF file, whose quantization is fixed (for a repository, hf:OWNER/REPO:QUANT picks one)\n",
+				c->cmd);
+			return EXIT_USAGE;
+		}
+		memset(&gguf_quant, 0, sizeof(gguf_quant));
+		snprintf(gguf_quant.id, sizeof(gguf_quant.id), "%s",
+			 d->cm.file_type[0] ? d->cm.file_type : "GGUF");
+		gguf_quant.bpw = m->params ? (double)d->cm.weights_bytes * 8.0 / (double)m->params : 0;
+		snprintf(gguf_quant.base_type, sizeof(gguf_quant.base_type), "gguf");
+		snprintf(gguf_quant.description, sizeof(gguf_quant.description),
+			 "this GGUF file: exact tensor bytes from its header");
+		d->q[0].quant = &gguf_quant;
+		d->q[0].weights_opt = d->cm.weights_bytes;
+		d->n_q = 1;
+		primary = &gguf_quant;
+	} else if (c->n_quants) {
+		for (int i = 0; i < c->n_quants; i++) {
+			const cr_quant *q = cli_find_quant(d->cat, c->quant_ids[i]);
+			bool dup = false;
+
+			if (!q)
+				return EXIT_USAGE;
+			for (int k = 0; k < d->n_q; k++)
+				dup |= d->q[k].quant == q;
+			if (!dup)
+				d->q[d->n_q++].quant = q;
+		}
+		primary = d->q[0].quant;
+	} else {
+		for (size_t i = 0; i < sizeof(default_quants) / sizeof(default_quants[0]); i++) {
+			const cr_quant *q = cr_catalog_find_quant(d->cat, default_quants[i]);
+
+			if (q && cr_decide_default_candidate(m, q))
+				d->q[d->n_q++].quant = q;
+		}
+		primary = cr_catalog_find_quant(d->cat, PRIMARY_QUANT);
+		if (!d->n_q) {
+			fprintf(stderr, "%s: the catalog has none of the default quants; name some with --quant\n",
+				c->cmd);
+			return EXIT_USAGE;
+		}
+	}
+	/* Ascending bits per weight: the ladder reads from small to large. */
+	qsort(d->q, (size_t)d->n_q, sizeof(d->q[0]), by_bpw);
+	d->primary = 0;
+	for (int i = 0; i < d->n_q; i++) {
+		snprintf(d->q[i].label, sizeof(d->q[i].label), "%s", d->q[i].quant->id);
+		if (d->q[i].quant == primary)
+			d->primary = i;
+	}
+	return 0;
+}
+
+static int resolve_rigs(const rpt_cfg *c, rpt_data *d)
+{
+	for (int i = 0; i < c->n_rigs; i++) {
+		const cr_rig *r = cli_find_rig(d->cat, c->rig_ids[i], &d->scratch[i]);
+
+		if (!r)
+			return EXIT_USAGE;
+		d->r[d->n_r++].rig = r;
+	}
+	for (size_t i = 0; !c->n_rigs && i < cr_catalog_rig_count(d->cat) && d->n_r < RPT_MAX_RIGS; i++)
+		if (cr_catalog_rig_at(d->cat, i)->reference)
+			d->r[d->n_r++].rig = cr_catalog_rig_at(d->cat, i);
+	if (!d->n_r) {
+		fprintf(stderr, "%s: no rigs: the catalog marks none as a reference rig; name some with --rig\n",
+			c->cmd);
+		return EXIT_USAGE;
+	}
+	for (int i = 0; i < d->n_r; i++) {
+		const cr_rig *r = d->r[i].rig;
+
+		for (unsigned g = 0; g < r->n_devices; g++) {
+			if (r->devices[g].kind == CR_MEM_SYSTEM)
+				d->r[i].has_ram = true;
+			else
+				d->r[i].n_gpus += r->devices[g].count;
+		}
+	}
+	return 0;
+}
+
+static int fail_estimate(const rpt_cfg *c, int s, const cr_error *err)
+{
+	fprintf(stderr, "%s: %s\n", c->cmd, err->message);
+	return cli_exit_for_status(s);
+}
+
+/* The KV cache in figures, for the page's words (rpt_kv). */
+static void kv_facts_of(const rpt_data *d, rpt_kv *f)
+{
+	const cr_model *m = &d->cm.model;
+	cr_estimate_opts o = d->opts, f16;
+	unsigned max_heads = 0;
+	const cr_estimate *e = &d->r[0].est[d->primary];
+
+	memset(f, 0, sizeof(*f));
+	f->layers = m->n_layers;
+	f->kv_layers = cr_model_kv_layers(m);
+	f->swa = cr_model_count_layers(m, CR_LAYER_SLIDING);
+	f->rec = cr_model_count_layers(m, CR_LAYER_RECURRENT);
+	f->per_token = e->kv_bytes_per_token;
+	o.n_ctx = m->context_max;
+	f->at_max = cr_estimate_kv_bytes(m, &o);
+	f->state = cr_estimate_state_bytes(m, &o);
+	if (f->swa) {
+		/* Sliding layers once full: all KV less the full layers' share. */
+		uint64_t full = f->per_token * (((uint64_t)m->context_max + 255) / 256 * 256);
+
+		f->swa_cap = f->at_max > full ? f->at_max - full : 0;
+	}
+	for (unsigned i = 0; i < m->n_layers && i < CR_MAX_LAYERS; i++)
+		if (m->kv_heads[i] > max_heads)
+			max_heads = m->kv_heads[i];
+	f->naive_token = (uint64_t)m->n_layers * max_heads * ((uint64_t)m->head_dim_k + m->head_dim_v) * 2u;
+	/* Growth per token at f16 (what calculators assume): the difference
+	 * of two contexts one 256-cell block apart, at the end of the range
+	 * where sliding layers have long stopped growing. */
+	f16 = d->opts;
+	f16.type_k = f16.type_v = CR_KV_F16;
+	{
+		cr_estimate_opts a = f16, z = f16;
+		uint64_t ka, kz;
+
+		a.n_ctx = m->context_max;
+		z.n_ctx = m->context_max > 256 ? m->context_max - 256 : m->context_max;
+		ka = cr_estimate_kv_bytes(m, &a);
+		kz = cr_estimate_kv_bytes(m, &z);
+		f->f16_token = a.n_ctx != z.n_ctx && ka != UINT64_MAX && kz != UINT64_MAX ? (ka - kz) / 256 : 0;
+	}
+}
+
+int rpt_gather(const rpt_cfg *c, rpt_data *d)
+{
+	cli_source_opts so = CLI_SOURCE_OPTS_INIT;
+	cr_estimate_opts init = CR_ESTIMATE_OPTS_INIT;
+	cr_memory *mem = NULL;
+	const cr_model *m;
+	cr_rig one;
+	cr_error err = { 0, "" };
+	const cr_quant *cands[RPT_MAX_QUANTS];
+	int rc;
+
+	memset(d, 0, sizeof(*d));
+	d->cat = cli_open_catalog(&c->g);
+	if (!d->cat)
+		return EXIT_ERROR;
+	so.revision = c->revision;
+	so.command = "clefrun report";
+	so.allow_truncated = c->header_only;
+	if ((rc = cli_resolve_model(d->cat, c->model_id, &so, &d->cm)))
+		return rc;
+	m = &d->cm.model;
+	if (c->ctx_given && c->ctx > m->context_max) {
+		fprintf(stderr, "clefrun: --ctx %u is above %s's maximum context of %u tokens\n", c->ctx,
+			cli_safe(m->id), m->context_max);
+		return EXIT_USAGE;
+	}
+	if ((rc = resolve_quants(c, d)) || (rc = resolve_rigs(c, d)))
+		return rc;
+
+	d->opts = init;
+	d->opts.n_ctx = c->ctx_given ? c->ctx : (m->context_max < CR_DEFAULT_CTX ? m->context_max : CR_DEFAULT_CTX);
+	d->opts.type_k = d->opts.type_v = c->kv;
+	d->opts.workload = c->workload;
+	cr_curve_one_gpu_rig(&one);
+	d->opts.flash_attn = cr_estimate_resolve_flash_attn(m, &one, CR_FA_AUTO, d->fa_why, sizeof(d->fa_why));
+
+	/* Curves and the one-GPU columns. */
+	d->n_curve = cr_curve_contexts(m, 0, 8, d->curve_ctx, CR_CURVE_MAX_POINTS);
+	mem = calloc(CR_CURVE_MAX_POINTS, sizeof(*mem));
+	if (!mem) {
+		fprintf(stderr, "clefrun: out of memory\n");
+		return EXIT_ERROR;
+	}
+	for (int k = 0; k < d->n_q; k++) {
+		rpt_quant *q = &d->q[k];
+		cr_estimate_opts o = d->opts;
+		uint32_t ends[2] = { d->opts.n_ctx, m->context_max };
+
+		o.weights_bytes = q->weights_opt;
+		q->weights_bytes = cr_estimate_weights_bytes(m, q->quant, &o);
+		if ((rc = cr_curve_memory(m, q->quant, &one, &o, d->curve_ctx, d->n_curve, mem, &err)))
+			goto fail;
+		for (size_t i = 0; i < d->n_curve; i++)
+			q->curve_gib[i] = (double)mem[i].total_bytes / 1073741824.0;
+		/* The single-device figure, the same call inspect makes. */
+		o.n_ctx = ends[0];
+		if ((rc = cr_curve_one_gpu_memory(m, q->quant, &o, &q->at_ctx, &err)))
+			goto fail;
+		o.n_ctx = ends[1];
+		if ((rc = cr_curve_one_gpu_memory(m, q->quant, &o, &q->at_max, &err)))
+			goto fail;
+	}
+	free(mem);
+	mem = NULL;
+
+	/* Every rig at every quant, and the best quant per rig. */
+	for (int k = 0; k < d->n_q; k++)
+		cands[k] = d->q[k].quant;
+	for (int i = 0; i < d->n_r; i++) {
+		rpt_rig *r = &d->r[i];
+		cr_estimate_opts o = d->opts;
+		cr_estimate best;
+		size_t idx = 0;
+		char why[160];
+
+		o.flash_attn = cr_estimate_resolve_flash_attn(m, r->rig, CR_FA_AUTO, why, sizeof(why));
+		for (int k = 0; k < d->n_q; k++) {
+			o.weights_bytes = d->q[k].weights_opt;
+			if ((rc = cr_estimate_run(m, d->q[k].quant, r->rig, &o, &r->est[k], &err)))
+				return fail_estimate(c, rc, &err);
+		}
+		/* One weights_bytes for all candidates: only a GGUF sets it, and
+		 * a GGUF is a single candidate. */
+		o.weights_bytes = d->q[0].weights_opt;
+		rc = cr_decide_best_quant(m, cands, (size_t)d->n_q, r->rig, &o, CR_TIER_OK, &idx, &best, &err);
+		if (rc && rc != CR_ERR_NOTFOUND)
+			return fail_estimate(c, rc, &err);
+		r->best = best.tier == CR_TIER_NOFIT ? -1 : (int)idx;
+		r->best_tier = best.tier;
+		r->best_reaches = rc == CR_OK;
+	}
+
+	/* The smallest rig (least usable memory; then the faster) per quant. */
+	for (int k = 0; k < d->n_q; k++) {
+		rpt_quant *q = &d->q[k];
+
+		q->smallest_ctx = q->smallest_max = -1;
+		for (int i = 0; i < d->n_r; i++) {
+			const cr_estimate *e = &d->r[i].est[k];
+
+			for (int which = 0; which < 2; which++) {
+				int *best = which ? &q->smallest_max : &q->smallest_ctx;
+				const cr_estimate *b = *best >= 0 ? &d->r[*best].est[k] : NULL;
+
+				if (which ? e->max_context < m->context_max : !e->fits)
+					continue;
+				if (!b || e->memory.available_bytes < b->memory.available_bytes ||
+				    (e->memory.available_bytes == b->memory.available_bytes &&
+				     e->decode_tokens_per_s > b->decode_tokens_per_s))
+					*best = i;
+			}
+		}
+	}
+
+	kv_facts_of(d, &d->kv);
+	/* The method's several-GPU example: the first rig with more than one
+	 * accelerator and a decode speed, against the calculators' rule of
+	 * 0.5 x the cards' summed bandwidth / the file size. */
+	d->multi = -1;
+	for (int i = 0; i < d->n_r && d->multi < 0; i++) {
+		const cr_rig *r = d->r[i].rig;
+
+		if (d->r[i].n_gpus < 2 || d->r[i].est[d->primary].decode_tokens_per_s <= 0)
+			continue;
+		d->multi = i;
+		for (unsigned g = 0; g < r->n_devices; g++)
+			if (r->devices[g].kind != CR_MEM_SYSTEM)
+				d->multi_agg_gbs += r->devices[g].count * r->devices[g].bandwidth_gbs;
+		d->multi_naive_tps = 0.5 * d->multi_agg_gbs * 1e9 / (double)d->q[d->primary].weights_bytes;
+	}
+	return 0;
+fail:
+	free(mem);
+	return fail_estimate(c, rc, &err);
+}
+
+void rpt_free(rpt_data *d)
+{
+	cr_catalog_free(d->cat);
+	d->cat = NULL;
+}
+
+void rpt_chart(const rpt_data *d, rpt_chart_storage *s, cli_chart *c)
+{
+	const cr_model *m = &d->cm.model;
+	char ctx[16];
+
+	memset(c, 0, sizeof(*c));
+	snprintf(s->title, sizeof(s->title), "%s: memory against context", m->name);
+	cli_fmt_ctx(ctx, sizeof(ctx), d->opts.n_ctx);
+	snprintf(s->subtitle, sizeof(s->subtitle),
+		 "llama.cpp, KV cache %s; dashed: usable memory of each rig; dot: where %s runs out on that rig",
+		 cr_kv_type_name(d->opts.type_k), d->q[d->primary].label);
+	for (int k = 0; k < d->n_q; k++) {
+		s->series[k].label = d->q[k].label;
+		s->series[k].ctx = d->curve_ctx;
+		s->series[k].gib = d->q[k].curve_gib;
+		s->series[k].n = d->n_curve;
+	}
+	for (int i = 0; i < d->n_r; i++) {
+		const cr_estimate *e = &d->r[i].est[d->primary];
+
+		s->lines[i].label = d->r[i].rig->id;
+		s->lines[i].gib = (double)e->memory.available_bytes / 1073741824.0;
+		s->lines[i].none = e->tier == CR_TIER_NOFIT;
+		s->lines[i].runs_out_ctx = e->max_context < m->context_max ? e->max_context : 0;
+	}
+	c->title = s->title;
+	c->subtitle = s->subtitle;
+	c->series = s->series;
+	c->n_series = (size_t)d->n_q;
+	c->primary = (size_t)d->primary;
+	c->lines = s->lines;
+	c->n_lines = (size_t)d->n_r;
+	c->ctx_lo = d->n_curve ? d->curve_ctx[0] : 1;
+	c->ctx_hi = m->context_max;
+	c->ctx_mark = d->opts.n_ctx;
+}
+
