@@ -6,6 +6,7 @@
  * (docs/report.md). It only formats rpt_data (report_data.c): no number is
  * computed here.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +39,34 @@ static void fmt_kib(char *buf, size_t cap, uint64_t bytes)
 		snprintf(buf, cap, "%.2f MiB", (double)bytes / 1048576.0);
 	else
 		snprintf(buf, cap, "%.4g KiB", (double)bytes / 1024.0);
+}
+
+/* The library's constants as the prose writes them, so the words follow
+ * the numbers: runtime in MiB, the margin in GiB. */
+static double runtime_mib(void)
+{
+	return (double)CR_DISCRETE_RUNTIME_BYTES / 1048576.0;
+}
+
+static double margin_gib(void)
+{
+	return (double)CR_DEFAULT_HEADROOM_BYTES / 1073741824.0;
+}
+
+/* A usable share: "2/3" where a denominator up to 12 gives it exactly
+ * (fraction), else "79&#160;%". */
+static void fmt_share(char *buf, size_t cap, double f, bool fraction)
+{
+	for (int den = 2; fraction && den <= 12; den++) {
+		double num = f * den;
+		long n = lround(num);
+
+		if (n > 0 && fabs(num - (double)n) < 1e-9) {
+			snprintf(buf, cap, "%ld/%d", n, den);
+			return;
+		}
+	}
+	snprintf(buf, cap, "%.3g&#160;%%", f * 100);
 }
 
 static void tier_badge(cli_buf *b, cr_tier t)
@@ -206,11 +235,11 @@ static void section_local(cli_buf *b, const rpt_data *d)
 	cli_fmt_ctx(max, sizeof(max), m->context_max);
 	cli_buf_printf(b, "<section id=\"local\" aria-labelledby=\"h-local\">\n<h2 id=\"h-local\">Run it locally</h2>\n"
 			  "<p>One row per quantization. <strong>Memory</strong> is what one GPU needs with llama.cpp: the "
-			  "weights it holds, the KV cache and state, its compute buffer and 512&#160;MiB of runtime "
+			  "weights it holds, the KV cache and state, its compute buffer and %g&#160;MiB of runtime "
 			  "(the token-embedding table stays in system RAM). Rigs with several GPUs or unified memory "
 			  "need a little more or less; the rig table below has each rig&#39;s own figure. The smallest "
 			  "rig is the one with the least usable memory, of the %d in this report, that fits.</p>\n",
-		       d->n_r);
+		       runtime_mib(), d->n_r);
 	cli_buf_printf(b, "<div class=\"scroll\"><table class=\"quants\" id=\"quants-table\">\n<thead><tr>"
 			  "<th scope=\"col\">Quant</th><th scope=\"col\" class=\"num\">Bits per weight</th>"
 			  "<th scope=\"col\" class=\"num\">File size (weights)</th>"
@@ -288,8 +317,8 @@ static void rig_notes(cli_buf *b, const rpt_data *d, const rpt_rig *r, const cr_
 		fmt_gib(x, sizeof(x), e->memory.total_bytes);
 		fmt_gib(y, sizeof(y), e->memory.available_bytes);
 		sep(b, &n);
-		cli_buf_printf(b, "does not fit, even with a 512-token context (%s usable; %s needed at %u tokens)", y,
-			       x, e->context);
+		cli_buf_printf(b, "does not fit, even with a %u-token context (%s usable; %s needed at %u tokens)",
+			       CR_MIN_FIT_CTX, y, x, e->context);
 	} else if (!e->fits) {
 		cli_fmt_ctx(mc, sizeof(mc), e->max_context);
 		sep(b, &n);
@@ -297,7 +326,7 @@ static void rig_notes(cli_buf *b, const rpt_data *d, const rpt_rig *r, const cr_
 	} else if (e->tier == CR_TIER_TIGHT) {
 		fmt_gib(x, sizeof(x), e->free_bytes);
 		sep(b, &n);
-		cli_buf_printf(b, "fits with only %s free, less than llama.cpp&#39;s 1 GiB margin", x);
+		cli_buf_printf(b, "fits with only %s free, less than llama.cpp&#39;s %g GiB margin", x, margin_gib());
 	}
 	if (r->n_gpus > 1 && e->tier != CR_TIER_NOFIT) {
 		double bw = gpu_bw(r->rig);
@@ -358,7 +387,7 @@ static void tier_legend(cli_buf *b, const rpt_data *d)
 		cli_buf_printf(b, " under %g tokens/s", CR_TIER_OK_TPS);
 	cli_buf_puts(b, "</li>\n<li>");
 	tier_badge(b, CR_TIER_TIGHT);
-	cli_buf_puts(b, " fits with less than 1 GiB free, or only a shorter context</li>\n<li>");
+	cli_buf_printf(b, " fits with less than %g GiB free, or only a shorter context</li>\n<li>", margin_gib());
 	if (decide) {
 		tier_badge(b, CR_TIER_UNKNOWN);
 		cli_buf_puts(b, " fits, but the rig has no FP16 figure to time a decision by</li>\n<li>");
@@ -484,7 +513,7 @@ static void section_method(cli_buf *b, const rpt_data *d, const rpt_kv *kv)
 {
 	const cr_model *m = &d->cm.model;
 	const rpt_quant *pq = &d->q[d->primary];
-	char ctx[16];
+	char ctx[16], mac_small[24], mac_large[24], cuda[24], other[24], sys[24];
 	bool reference = false, unreleased = false;
 
 	for (int i = 0; i < d->n_r; i++) {
@@ -502,23 +531,30 @@ static void section_method(cli_buf *b, const rpt_data *d, const rpt_kv *kv)
 			"files of the clefrun %s source tree (<code>clefrun --help</code> and <code>man clefrun</code> "
 			"describe the commands).</p>\n",
 		       cr_version());
-	cli_buf_puts(b, "<ul class=\"formulas\">\n"
-			"<li><strong>Memory</strong> = weights + KV cache + recurrent state + compute buffers + "
-			"output buffer + runtime overhead.</li>\n"
-			"<li><strong>Weights</strong> = parameters &#215; bits per weight &#247; 8, with llama-quantize&#39;s "
-			"whole-file average bits per weight (exact tensor bytes for a GGUF file).</li>\n"
-			"<li><strong>KV cache</strong> = &#931; over the layers that keep one: 2 (K and V) &#215; KV heads "
-			"&#215; head size &#215; bytes per element &#215; cells; cells = the context rounded up to 256, "
-			"sliding-window layers at most their window, linear-attention layers none (a fixed state).</li>\n"
-			"<li><strong>Usable memory</strong>: a discrete GPU all of its memory less 512&#160;MiB of runtime; "
-			"unified memory what the platform lets the GPU use (macOS 2/3 of RAM up to 36&#160;GiB, 3/4 above; "
-			"Linux CUDA 79&#160;%; Strix Halo 75&#160;%; or the rig&#39;s own figure); system RAM 90&#160;%. A fit with less than "
-			"llama.cpp&#39;s 1&#160;GiB margin free is <em>tight</em>.</li>\n"
-			"<li><strong>Decode tokens/s</strong> = 1 &#247; (bytes read per token &#247; (efficiency &#215; "
-			"bandwidth) + latency per token); the bytes are the active weights plus the KV cache at that "
-			"depth; efficiency and latency were fitted per backend on measured llama.cpp runs.</li>\n"
-			"<li><strong>Time to decision</strong> = prompt tokens &#247; prefill tokens/s; prefill = "
-			"efficiency &#215; FP16 FLOP/s &#247; (2 &#215; active parameters + attention) per token.</li>\n</ul>\n");
+	fmt_share(mac_small, sizeof(mac_small), CR_USABLE_METAL_SMALL, true);
+	fmt_share(mac_large, sizeof(mac_large), CR_USABLE_METAL_LARGE, true);
+	fmt_share(cuda, sizeof(cuda), CR_USABLE_UNIFIED_CUDA, false);
+	fmt_share(other, sizeof(other), CR_USABLE_UNIFIED_OTHER, false);
+	fmt_share(sys, sizeof(sys), CR_USABLE_SYSTEM, false);
+	cli_buf_printf(b, "<ul class=\"formulas\">\n"
+			  "<li><strong>Memory</strong> = weights + KV cache + recurrent state + compute buffers + "
+			  "output buffer + runtime overhead.</li>\n"
+			  "<li><strong>Weights</strong> = parameters &#215; bits per weight &#247; 8, with llama-quantize&#39;s "
+			  "whole-file average bits per weight (exact tensor bytes for a GGUF file).</li>\n"
+			  "<li><strong>KV cache</strong> = &#931; over the layers that keep one: 2 (K and V) &#215; KV heads "
+			  "&#215; head size &#215; bytes per element &#215; cells; cells = the context rounded up to %u, "
+			  "sliding-window layers at most their window, linear-attention layers none (a fixed state).</li>\n"
+			  "<li><strong>Usable memory</strong>: a discrete GPU all of its memory less %g&#160;MiB of runtime; "
+			  "unified memory what the platform lets the GPU use (macOS %s of RAM up to %g&#160;GiB, %s above; "
+			  "Linux CUDA %s; Strix Halo %s; or the rig&#39;s own figure); system RAM %s. A fit with less than "
+			  "llama.cpp&#39;s %g&#160;GiB margin free is <em>tight</em>.</li>\n"
+			  "<li><strong>Decode tokens/s</strong> = 1 &#247; (bytes read per token &#247; (efficiency &#215; "
+			  "bandwidth) + latency per token); the bytes are the active weights plus the KV cache at that "
+			  "depth; efficiency and latency were fitted per backend on measured llama.cpp runs.</li>\n"
+			  "<li><strong>Time to decision</strong> = prompt tokens &#247; prefill tokens/s; prefill = "
+			  "efficiency &#215; FP16 FLOP/s &#247; (2 &#215; active parameters + attention) per token.</li>\n</ul>\n",
+		       CR_KV_PAD_CELLS, runtime_mib(), mac_small, CR_USABLE_METAL_SMALL_MAX_GIB, mac_large, cuda, other,
+		       sys, margin_gib());
 	cli_buf_puts(b, "<h3 id=\"differs\">Where these numbers differ from the usual web calculators</h3>\n<ul class=\"diffs\">\n");
 
 	/* 1. The KV cache. */
@@ -573,11 +609,12 @@ static void section_method(cli_buf *b, const rpt_data *d, const rpt_kv *kv)
 			"come from measured llama.cpp runs (<code>docs/accuracy.md</code> scores "
 			"both on the same measurements).</li>\n");
 	/* 4. Usable memory. */
-	cli_buf_puts(b, "<li><strong>What fits.</strong> Calculators compare the model with the whole memory. "
-			"The runtime cannot use all of it: 512&#160;MiB per GPU go to the driver and runtime, the GPU "
-			"of a Mac gets 2/3 to 3/4 of its memory (macOS&#39;s GPU wired limit), a DGX Spark about 79&#160;%, and llama.cpp keeps 1&#160;GiB "
-			"free per device. Calculators also add a flat 2k-token cache, where this page shows each "
-			"context up to the model&#39;s maximum.</li>\n");
+	cli_buf_printf(b, "<li><strong>What fits.</strong> Calculators compare the model with the whole memory. "
+			  "The runtime cannot use all of it: %g&#160;MiB per GPU go to the driver and runtime, the GPU "
+			  "of a Mac gets %s to %s of its memory (macOS&#39;s GPU wired limit), a DGX Spark about %s, and "
+			  "llama.cpp keeps %g&#160;GiB free per device. Calculators also add a flat 2k-token cache, where "
+			  "this page shows each context up to the model&#39;s maximum.</li>\n",
+		       runtime_mib(), mac_small, mac_large, cuda, margin_gib());
 	/* 5. Bits per weight. */
 	cli_buf_puts(b, "<li><strong>File sizes.</strong> A quant&#39;s bits per weight is llama-quantize&#39;s "
 			"whole-file average (Q4_K_M 4.90, not 4.8): the embedding and output tensors and some "
