@@ -88,6 +88,35 @@ void cr_curve_one_gpu_rig(cr_rig *out);
 int cr_curve_one_gpu_memory(const cr_model *model, const cr_quant *quant,
 			    const cr_estimate_opts *opts, cr_memory *out, cr_error *err);
 
+/**
+ * cr_curve_memory for weights given as a preset or exact bytes
+ * (estimate.h cr_weights; a GGUF file's curve).
+ */
+int cr_curve_memory_weights(const cr_model *model, const cr_weights *w, const cr_rig *rig,
+			    const cr_estimate_opts *opts, const uint32_t *ctx, size_t n,
+			    cr_memory *out, cr_error *err);
+
+/**
+ * The single-device figure for weights given as a preset or exact bytes:
+ * cr_curve_one_gpu_memory's figure (the same rig, the same terms), the one
+ * call behind both `clefrun inspect` and `clefrun report`. Use
+ * cr_estimate_resolve_opts with a NULL rig for @p opts (default context,
+ * flash attention for one GPU).
+ *
+ * Why this figure (docs/decisions.md "One single-device figure"): it is what
+ * one GPU holds when nothing is offloaded, so it is what a reader compares
+ * with a card's VRAM: runtime overhead (512 MiB, a discrete GPU's CUDA
+ * context) and one compute buffer are in it, the host buffers (token
+ * embeddings, logits) are not. A CPU rig would count everything in RAM and
+ * no runtime overhead, which answers a different question.
+ *
+ * @param out receives the memory; out->device_bytes == out->total_bytes is
+ *   the figure, out->device_weights_bytes the weights on the GPU.
+ * @return as cr_curve_one_gpu_memory.
+ */
+int cr_curve_one_gpu_weights(const cr_model *model, const cr_weights *w,
+			     const cr_estimate_opts *opts, cr_memory *out, cr_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -55,25 +55,39 @@
 extern "C" {
 #endif
 
+/** The outcome of cr_decide_best_quant. */
+typedef enum cr_best_outcome {
+	CR_BEST_REACHES = 0, /**< the choice reaches the required tier */
+	CR_BEST_CLOSEST,     /**< none does; the choice is the closest (best tier, then fastest) */
+	CR_BEST_NOFIT        /**< none fits at all; the choice is the smallest (lowest bpw) */
+} cr_best_outcome;
+
+/** What cr_decide_best_quant chose. */
+typedef struct cr_best_quant {
+	cr_best_outcome outcome;
+	size_t index;          /**< into the candidates: the choice */
+	cr_estimate estimate;  /**< of the choice */
+} cr_best_quant;
+
 /**
  * The best quant of @p model on @p rig at @p opts (context, KV type, ...).
+ * Whether a candidate reaches @p require is a result (out->outcome), not an
+ * error: a rig that runs nothing well is an answer.
  *
  * @param quants   candidates (e.g. every catalog quant, in catalog order);
  *                 borrowed, not kept.
  * @param require  the tier to reach (CR_TIER_FAST .. CR_TIER_TIGHT).
- * @param index    receives the index into @p quants of the choice, or of
- *                 the candidate closest to @p require when none reaches it.
- * @param estimate receives the estimate of that quant (may be NULL).
- * @return 0 when a quant reaches @p require; CR_ERR_NOTFOUND when none does
- *   (@p index and @p estimate then describe the best the rig can do,
- *   and @p err names it); CR_ERR_INVALID for no candidates or a bad @p require; any
- *   error of cr_estimate_run (e.g. CR_ERR_RANGE for a context above the
- *   model's maximum), with @p index untouched.
+ * @param out      receives the choice (file comment): the best that reaches
+ *                 @p require, or the closest to it, or the smallest.
+ * @return 0 (whatever the outcome); CR_ERR_INVALID for a NULL argument, no
+ *   candidates or a bad @p require; any error of cr_estimate_run (e.g.
+ *   CR_ERR_RANGE for a context above the model's maximum), with @p out
+ *   untouched.
  */
 int cr_decide_best_quant(const cr_model *model, const cr_quant *const *quants,
 			 size_t n_quants, const cr_rig *rig,
 			 const cr_estimate_opts *opts, cr_tier require,
-			 size_t *index, cr_estimate *estimate, cr_error *err);
+			 cr_best_quant *out, cr_error *err);
 
 /**
  * Whether @p quant is in clefrun's default candidate set for @p model (file
@@ -105,10 +119,10 @@ typedef struct cr_fit_row {
 /** Options of a fit. Initialise with CR_FIT_OPTS_INIT. */
 typedef struct cr_fit_opts {
 	cr_estimate_opts estimate; /**< KV type, batch, headroom, ...; its n_ctx is ignored */
-	uint32_t n_ctx;            /**< context; 0 = per model min(CR_DEFAULT_CTX, its maximum) */
+	uint32_t n_ctx;            /**< context; 0 = per model the default of cr_estimate_resolve_opts */
 	cr_tier require;           /**< tier to reach (default CR_TIER_OK) */
 	bool all_quants;           /**< weigh every given quant; false = cr_decide_default_candidate per model */
-	cr_flash_attn flash_attn;  /**< resolved per model (cr_estimate_resolve_flash_attn); overrides estimate.flash_attn */
+	cr_flash_attn flash_attn;  /**< resolved per model and rig (cr_estimate_resolve_opts); overrides estimate.flash_attn */
 } cr_fit_opts;
 
 #define CR_FIT_OPTS_INIT { CR_ESTIMATE_OPTS_INIT, 0, CR_TIER_OK, false, CR_FA_AUTO }

@@ -86,7 +86,8 @@ typedef struct cr_estimate_opts {
 				      CR_DEPTH_CONTEXT = n_ctx (a full cache) */
 	uint32_t prompt_tokens;  /**< prompt for time-to-decision, at most n_ctx; 0 = min(n_ctx, 2048) */
 	uint64_t headroom_bytes; /**< free memory wanted per device (tight below it) */
-	uint64_t weights_bytes;  /**< exact weight bytes (file size); 0 = params × bpw ÷ 8 */
+	uint64_t weights_bytes;  /**< deprecated: give exact bytes as a cr_weights (CR_WEIGHTS_EXACT) to
+				      cr_estimate_run_weights instead; when set, it overrides a preset's size */
 	bool swa_full;           /**< --swa-full: sliding layers keep the whole context */
 	cr_split split;          /**< multi-GPU mode */
 	int32_t gpu_layers;      /**< layers on accelerators, rest in system RAM; -1 = as many as fit */
@@ -137,6 +138,9 @@ typedef struct cr_memory {
 	uint64_t available_bytes; /**< memory the runtime may use on the tiers in play */
 	uint64_t host_bytes;      /**< part of total in host memory (token embeddings, logits, offloaded layers) */
 	uint64_t device_bytes;    /**< part of total on accelerators */
+	uint64_t device_weights_bytes; /**< weights on accelerators (part of device_bytes): the
+					    resident weights less the host-side token embeddings and
+					    whatever is offloaded to system RAM; 0 on a CPU-only rig */
 } cr_memory;
 
 /** Bytes on one device of a device group. */
@@ -153,7 +157,8 @@ typedef struct cr_estimate {
 	uint32_t context;          /**< the requested context */
 	uint32_t kv_cells_full;    /**< cells of a full-attention layer (n_ctx padded to 256) */
 	uint32_t kv_cells_swa;     /**< cells of a sliding-window layer (0 if none) */
-	uint64_t kv_bytes_per_token; /**< KV growth per token of context at this KV type */
+	uint64_t kv_bytes_per_token; /**< KV growth per token of context at this KV type
+				          (cr_kv_profile.bytes_per_token) */
 	uint64_t weights_read_bytes; /**< weight bytes read per decoded token */
 	bool fits;                 /**< the requested context fits */
 	uint32_t max_context;      /**< largest context that fits (multiple of 256, ≤ model max); 0 = none
@@ -185,13 +190,163 @@ typedef struct cr_estimate {
 	cr_tier tier;
 } cr_estimate;
 
+/** How the weights of an estimate are given. */
+typedef enum cr_weights_kind {
+	CR_WEIGHTS_PRESET = 0, /**< a quantization preset: params × bpw ÷ 8 (natively quantized
+				    experts in their own type, cr_estimate_weights_bytes) */
+	CR_WEIGHTS_EXACT       /**< exact tensor bytes, as a GGUF header gives them */
+} cr_weights_kind;
+
 /**
- * Estimate @p model at @p quant on @p rig.
+ * The weights of an estimate: either a preset or exact bytes. Build one with
+ * cr_weights_preset or cr_weights_exact. Plain data; the preset is borrowed
+ * and must outlive every call the cr_weights is passed to.
+ */
+typedef struct cr_weights {
+	cr_weights_kind kind;
+	const cr_quant *preset;  /**< CR_WEIGHTS_PRESET: the preset (bpw, base_type); NULL otherwise */
+	uint64_t bytes;          /**< CR_WEIGHTS_EXACT: Σ tensor bytes over every part of the file */
+	/** CR_WEIGHTS_EXACT: the ggml type holding the most tensor bytes ("Q4_K",
+	 *  "BF16"; cr_estimate_weights_type picks it from bytes per type), "" when
+	 *  unknown. It plays the part of a preset's base_type: F16 and BF16 take
+	 *  the prefill's F16 GEMM path. */
+	char type[CR_ID_MAX];
+} cr_weights;
+
+/** @p out = the preset @p quant (borrowed). */
+void cr_weights_preset(const cr_quant *quant, cr_weights *out);
+
+/** @p out = exact @p bytes whose main ggml type is @p type (NULL or "" when unknown). */
+void cr_weights_exact(uint64_t bytes, const char *type, cr_weights *out);
+
+/**
+ * The ggml type holding the most bytes, from per-type byte sums (a GGUF's
+ * tensors summed by type): @p names[i] and @p bytes[i] for @p n types.
+ * Writes "" when there are none; ties go to the earlier type.
+ */
+void cr_estimate_weights_type(const char *const *names, const uint64_t *bytes, size_t n,
+			      char *out, size_t cap);
+
+/** Bytes of @p w for @p model: the exact bytes, or the preset's size
+ *  (cr_estimate_weights_bytes with default options); 0 for a NULL or empty
+ *  cr_weights. */
+uint64_t cr_estimate_weights_size(const cr_model *model, const cr_weights *w);
+
+/** Bits per weight of @p w for @p model: the preset's bpw, or exact bytes × 8
+ *  ÷ params (0 without parameters). */
+double cr_estimate_weights_bpw(const cr_model *model, const cr_weights *w);
+
+/**
+ * Estimate @p model with weights @p w on @p rig: the general form of
+ * cr_estimate_run (which is this call with cr_weights_preset(quant)).
+ * Exact weights are taken as they are: no preset rule (native experts,
+ * bpw) applies, and opts->weights_bytes is ignored.
+ * @return as cr_estimate_run; CR_ERR_INVALID also for a NULL @p w, a
+ *   preset without its quant, or exact weights of 0 bytes.
+ */
+int cr_estimate_run_weights(const cr_model *model, const cr_weights *w, const cr_rig *rig,
+			    const cr_estimate_opts *opts, cr_estimate *out, cr_error *err);
+
+/**
+ * What a caller asks for, before a model's defaults apply: cr_estimate_opts
+ * plus the two settings that depend on the model (and rig). Initialise with
+ * CR_ESTIMATE_REQUEST_INIT.
+ */
+typedef struct cr_estimate_request {
+	cr_estimate_opts opts;    /**< every setting but n_ctx and flash_attn, which are replaced */
+	uint32_t n_ctx;           /**< context, tokens; 0 = the default: CR_DEFAULT_CTX, or the
+				       model's maximum context if that is smaller */
+	cr_flash_attn flash_attn; /**< on, off, or auto: llama.cpp's rule for the model on the rig */
+} cr_estimate_request;
+
+#define CR_ESTIMATE_REQUEST_INIT { CR_ESTIMATE_OPTS_INIT, 0, CR_FA_AUTO }
+
+/** Which input of a request is out of range (cr_estimate_setup.bad). */
+typedef enum cr_request_field {
+	CR_REQUEST_OK = 0,  /**< nothing out of range */
+	CR_REQUEST_CTX,     /**< n_ctx above the model's maximum context (limit: that maximum) */
+	CR_REQUEST_DEPTH,   /**< opts.depth above the context (limit: the context) */
+	CR_REQUEST_PROMPT   /**< opts.prompt_tokens above the context (limit: the context) */
+} cr_request_field;
+
+/** Options ready for cr_estimate_run, from cr_estimate_resolve_opts. */
+typedef struct cr_estimate_setup {
+	cr_estimate_opts opts;        /**< n_ctx defaulted, flash_attn resolved, the rest as requested */
+	char flash_attn_reason[160];  /**< how flash attention resolved, one phrase
+					   ("flash attention auto resolved to on: ...") */
+	/** On CR_ERR_RANGE: which input, its value and the limit it passed, so
+	 *  that a front end can name its own option; CR_REQUEST_OK and 0 otherwise. */
+	cr_request_field bad;
+	uint32_t bad_value;
+	uint32_t bad_limit;
+} cr_estimate_setup;
+
+/**
+ * The defaulted, range-checked options of an estimate of @p model on @p rig:
+ * the one place of the default-context rule and of flash-attention "auto"
+ * (cr_estimate_resolve_flash_attn). @p rig may be NULL for a rig-independent
+ * figure (the single-device figure of curve.h); flash attention then resolves
+ * for one CUDA GPU.
+ *
+ * Checks, in this order: the context against the model's maximum, the depth
+ * and the prompt against the context (the same checks, with the same
+ * messages, as cr_estimate_run's; everything else cr_estimate_run checks).
+ * @return 0; CR_ERR_INVALID for a NULL argument or a model without a
+ *   maximum context; CR_ERR_RANGE with out->bad naming the input (@p err's
+ *   message speaks of the context, depth or prompt, not of any option name).
+ *   out->opts is filled in either case.
+ */
+int cr_estimate_resolve_opts(const cr_model *model, const cr_rig *rig,
+			     const cr_estimate_request *req, cr_estimate_setup *out, cr_error *err);
+
+/** The KV cache and recurrent state of a model at some options
+ *  (cr_estimate_kv_profile): how the cache is laid out and grows. */
+typedef struct cr_kv_profile {
+	uint32_t cell_pad;             /**< cells are allocated in multiples of this (256) per stream */
+	uint32_t streams;              /**< KV streams: n_seq, or 1 with kv_unified */
+	uint32_t full_layers;          /**< full-attention layers that keep a KV cache */
+	uint32_t sliding_layers;       /**< sliding-window (or chunked) layers that keep one */
+	uint32_t recurrent_layers;     /**< linear-attention layers: fixed state instead */
+	uint64_t full_cell_bytes;      /**< K + V bytes of one cell over all full-attention layers */
+	uint64_t sliding_cell_bytes;   /**< ... over all sliding layers */
+	/** Growth per token of context once every window is full: one cell of
+	 *  every full-attention layer (= full_cell_bytes = cr_estimate.kv_bytes_per_token). */
+	uint64_t bytes_per_token;
+	uint32_t cells_full;           /**< cells of a full-attention layer at opts.n_ctx (all streams) */
+	uint32_t cells_sliding;        /**< cells of a sliding layer at opts.n_ctx (0 without a window) */
+	uint32_t cells_sliding_cap;    /**< cells a sliding layer holds at any larger context: the
+					    window cap, pad(window × (unified ? n_seq : 1) + n_ubatch)
+					    per stream (0 without a window; with swa_full, cells_full) */
+	uint64_t full_bytes;           /**< KV bytes of the full-attention layers at opts.n_ctx */
+	uint64_t sliding_bytes;        /**< KV bytes of the sliding layers at opts.n_ctx */
+	uint64_t kv_bytes;             /**< full_bytes + sliding_bytes = cr_estimate_kv_bytes */
+	uint64_t state_bytes;          /**< recurrent state, all sequences = cr_estimate_state_bytes */
+} cr_kv_profile;
+
+/**
+ * The KV profile of @p model at @p opts (n_ctx, n_seq, n_ubatch, K/V types,
+ * flash_attn, swa_full, kv_unified): the figures cr_estimate_run's memory
+ * is made of, so callers need not take differences of estimates or know
+ * the 256-cell padding.
+ * @return 0; CR_ERR_INVALID for a NULL argument, a zero context, sequence
+ *   count or ubatch, or an incomplete model; CR_ERR_RANGE when the cache
+ *   would exceed 2^60 bytes.
+ */
+int cr_estimate_kv_profile(const cr_model *model, const cr_estimate_opts *opts,
+			   cr_kv_profile *out, cr_error *err);
+
+/**
+ * Estimate @p model at the preset @p quant on @p rig (opts->weights_bytes,
+ * when set, replaces the preset's size: deprecated, see
+ * cr_estimate_run_weights).
  * @return 0; CR_ERR_INVALID for a zero context/ubatch/seq or a rig without
  *   devices; CR_ERR_RANGE for a context above the model's maximum, a depth
  *   or prompt above the context, or an implausible architecture (KV cache beyond 2^60 bytes); CR_ERR_UNSUPPORTED
- *   for a quantized V cache without flash attention (llama.cpp refuses it)
- *   and for --gpu-layers / --cpu-moe on a rig without GPUs and system RAM.
+ *   for a quantized V cache without flash attention (llama.cpp refuses it),
+ *   for layers or experts placed in system RAM (opts gpu_layers, cpu_moe) on
+ *   a rig without both GPUs and system RAM, and for expert offload (cpu_moe)
+ *   of a model that is not a mixture of experts. Messages speak of these
+ *   settings in the estimator's terms, not of any command-line option.
  */
 int cr_estimate_run(const cr_model *model, const cr_quant *quant,
 		    const cr_rig *rig, const cr_estimate_opts *opts,
@@ -233,6 +388,11 @@ typedef struct cr_term {
 size_t cr_estimate_explain(const cr_model *model, const cr_quant *quant, const cr_rig *rig,
 			   const cr_estimate_opts *opts, const cr_estimate *est, cr_term *terms,
 			   size_t max);
+
+/** cr_estimate_explain for an estimate made with cr_estimate_run_weights. */
+size_t cr_estimate_explain_weights(const cr_model *model, const cr_weights *w, const cr_rig *rig,
+				   const cr_estimate_opts *opts, const cr_estimate *est,
+				   cr_term *terms, size_t max);
 
 /** "fast", "ok", "slow", "tight", "unknown", "no-fit". */
 const char *cr_tier_name(cr_tier t);

@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "estimate_out.h"
 #include "source_model.h"
 
 #define MAX_RIGS 128
@@ -66,7 +67,7 @@ static const char check_summary[] =
 
 typedef struct row {
 	const cr_rig *rig;
-	const cr_quant *quant;
+	cr_weights weights;        /* the preset or the GGUF's exact bytes */
 	char label[96];            /* the QUANT column: preset id or the GGUF's file type */
 	cr_estimate est;
 	bool missed;               /* --best-quant: no quant reaches --require; est is the closest */
@@ -95,6 +96,7 @@ typedef struct check_cfg {
 	cli_format fmt;
 	cr_tier require;
 	cli_globals g;
+	cr_kv_profile kv;          /* at the first rig's options: the heading's KV facts */
 } check_cfg;
 
 static int parse_args(check_cfg *c, int argc, char **argv)
@@ -267,10 +269,10 @@ static void layout_text(const cr_model *m, char *buf, size_t cap)
 		snprintf(buf, cap, "all %u layers keep a KV cache", m->n_layers);
 }
 
-static void print_heading(const check_cfg *c, const cr_model *m, const row *rows, FILE *f)
+static void print_heading(const check_cfg *c, const cr_model *m, FILE *f)
 {
 	char params[32], active[32], ctx[32], layout[160];
-	double kv_tok = (double)rows[0].est.kv_bytes_per_token / 1024.0;
+	double kv_tok = (double)c->kv.bytes_per_token / 1024.0;
 
 	cli_fmt_params(params, sizeof(params), m->params);
 	cli_fmt_params(active, sizeof(active), m->active_params);
@@ -378,77 +380,7 @@ static void add_csv_row(cli_table *t, const cr_model *m, const row *r)
 	cli_table_add(t, cells);
 }
 
-static cJSON *memory_json(const cr_memory *mm)
-{
-	cJSON *o = cJSON_CreateObject();
-
-	cJSON_AddNumberToObject(o, "weights_bytes", (double)mm->weights_bytes);
-	cJSON_AddNumberToObject(o, "kv_bytes", (double)mm->kv_bytes);
-	cJSON_AddNumberToObject(o, "state_bytes", (double)mm->state_bytes);
-	cJSON_AddNumberToObject(o, "compute_bytes", (double)mm->compute_bytes);
-	cJSON_AddNumberToObject(o, "output_bytes", (double)mm->output_bytes);
-	cJSON_AddNumberToObject(o, "overhead_bytes", (double)mm->overhead_bytes);
-	cJSON_AddNumberToObject(o, "total_bytes", (double)mm->total_bytes);
-	cJSON_AddNumberToObject(o, "available_bytes", (double)mm->available_bytes);
-	cJSON_AddNumberToObject(o, "device_bytes", (double)mm->device_bytes);
-	cJSON_AddNumberToObject(o, "host_bytes", (double)mm->host_bytes);
-	return o;
-}
-
 static cJSON *explain_json(const row *r);
-
-static cJSON *devices_json(const cr_rig *r, const cr_estimate *e)
-{
-	cJSON *arr = cJSON_CreateArray();
-
-	for (unsigned g = 0; g < r->n_devices; g++) {
-		const cr_device *d = &r->devices[g];
-		cJSON *o = cJSON_CreateObject();
-
-		cJSON_AddStringToObject(o, "name", d->name);
-		cJSON_AddNumberToObject(o, "count", d->count);
-		cJSON_AddStringToObject(o, "kind", cr_mem_kind_name(d->kind));
-		cJSON_AddNumberToObject(o, "bytes_per_device", (double)e->devices[g].bytes_per_device);
-		cJSON_AddNumberToObject(o, "usable_bytes_per_device", (double)e->devices[g].usable_per_device);
-		cJSON_AddNumberToObject(o, "layers_per_device", round(e->devices[g].layers_per_device * 100) / 100);
-		cJSON_AddItemToArray(arr, o);
-	}
-	return arr;
-}
-
-static void add_rate(cJSON *o, const char *key, double v, double scale)
-{
-	if (v > 0)
-		cJSON_AddNumberToObject(o, key, round(v * scale) / scale);
-	else
-		cJSON_AddNullToObject(o, key);
-}
-
-/* Whether measured rows back the speed figures, and the backend's
- * out-of-sample error (docs/accuracy.md "Confidence"). */
-static void add_confidence(cJSON *o, const char *what, const char *note, double error_pct)
-{
-	char key[32];
-
-	snprintf(key, sizeof(key), "%s_calibrated", what);
-	cJSON_AddBoolToObject(o, key, !note[0]);
-	snprintf(key, sizeof(key), "%s_extrapolated", what);
-	if (note[0])
-		cJSON_AddStringToObject(o, key, note);
-	else
-		cJSON_AddNullToObject(o, key);
-	snprintf(key, sizeof(key), "%s_error_pct", what);
-	cJSON_AddNumberToObject(o, key, error_pct);
-}
-
-static cJSON *confidence_json(const cr_estimate *e)
-{
-	cJSON *o = cJSON_CreateObject();
-
-	add_confidence(o, "decode", e->decode_note, e->decode_error_pct);
-	add_confidence(o, "prefill", e->prefill_note, e->prefill_error_pct);
-	return o;
-}
 
 static int print_json(const check_cfg *c, const cr_model *m, const row *rows, int n)
 {
@@ -464,7 +396,7 @@ static int print_json(const check_cfg *c, const cr_model *m, const row *rows, in
 	cJSON_AddNumberToObject(mo, "context_max", m->context_max);
 	cJSON_AddNumberToObject(mo, "layers", m->n_layers);
 	cJSON_AddNumberToObject(mo, "kv_layers", cr_model_kv_layers(m));
-	cJSON_AddNumberToObject(mo, "kv_bytes_per_token", n ? (double)rows[0].est.kv_bytes_per_token : 0);
+	cJSON_AddNumberToObject(mo, "kv_bytes_per_token", n ? (double)c->kv.bytes_per_token : 0);
 	cJSON_AddStringToObject(root, "kv_type_k", cr_kv_type_name(c->kv_k));
 	cJSON_AddStringToObject(root, "kv_type_v", cr_kv_type_name(c->kv_v));
 	cJSON_AddStringToObject(root, "workload", c->opts.workload == CR_WORKLOAD_DECIDE ? "decide" : "chat");
@@ -481,34 +413,7 @@ static int print_json(const check_cfg *c, const cr_model *m, const row *rows, in
 		cJSON_AddStringToObject(o, "rig", rows[i].rig->id);
 		cJSON_AddStringToObject(o, "rig_name", rows[i].rig->name);
 		cJSON_AddBoolToObject(o, "rig_unreleased", rows[i].rig->unreleased);
-		cJSON_AddNumberToObject(o, "context", e->context);
-		cJSON_AddItemToObject(o, "memory", memory_json(&e->memory));
-		cJSON_AddBoolToObject(o, "fits", e->fits);
-		if (e->max_context)
-			cJSON_AddNumberToObject(o, "max_context", e->max_context);
-		else
-			cJSON_AddNullToObject(o, "max_context");
-		cJSON_AddNumberToObject(o, "offload_fraction", round(e->offload_fraction * 1e4) / 1e4);
-		cJSON_AddNumberToObject(o, "gpu_layers", e->gpu_layers);
-		cJSON_AddItemToObject(o, "devices", devices_json(rows[i].rig, e));
-		cJSON_AddBoolToObject(o, "flash_attn", e->flash_attn);
-		add_rate(o, "decode_tokens_per_s", e->decode_tokens_per_s, 100);
-		add_rate(o, "decode_tokens_per_s_low", e->decode_tokens_per_s_low, 100);
-		add_rate(o, "decode_tokens_per_s_high", e->decode_tokens_per_s_high, 100);
-		cJSON_AddNumberToObject(o, "decode_depth", e->decode_depth);
-		add_rate(o, "prefill_tokens_per_s", e->prefill_tokens_per_s, 10);
-		add_rate(o, "prefill_tokens_per_s_low", e->prefill_tokens_per_s_low, 10);
-		add_rate(o, "prefill_tokens_per_s_high", e->prefill_tokens_per_s_high, 10);
-		cJSON_AddNumberToObject(o, "prefill_depth", e->prefill_depth);
-		add_rate(o, "time_to_decision_s", e->time_to_decision_s, 1e4);
-		cJSON_AddItemToObject(o, "speed_confidence", confidence_json(e));
-		cJSON_AddStringToObject(o, "basis", e->basis);
-		cJSON_AddBoolToObject(o, "speed_validated", e->speed_validated);
-		cJSON_AddStringToObject(o, "flash_attn_reason", rows[i].fa_why);
-		if (c->explain)
-			cJSON_AddItemToObject(o, "explain", explain_json(&rows[i]));
-		cJSON_AddNumberToObject(o, "prompt_tokens", e->prompt_tokens);
-		cJSON_AddStringToObject(o, "tier", cr_tier_name(e->tier));
+		cli_json_estimate(o, rows[i].rig, e, rows[i].fa_why, c->explain ? explain_json(&rows[i]) : NULL);
 		cJSON_AddBoolToObject(o, "reaches_require", e->tier <= c->require);
 		cJSON_AddItemToArray(res, o);
 	}
@@ -602,7 +507,7 @@ static int render(const check_cfg *c, const cr_model *m, const row *rows, int n)
 			add_csv_row(&t, m, &rows[i]);
 	} else {
 		if (!cli_quiet())
-			print_heading(c, m, rows, stdout);
+			print_heading(c, m, stdout);
 		cli_table_init(&t, 9, text_hdr, text_right);
 		for (int i = 0; i < n; i++) {
 			add_text_row(&t, &rows[i]);
@@ -655,27 +560,12 @@ static int render(const check_cfg *c, const cr_model *m, const row *rows, int n)
 }
 
 /* What the rows of one rig are: catalog quant presets, or real GGUF files
- * with their exact weight bytes. */
+ * with their exact weight bytes (main tensor type unknown here: "", as a
+ * stand-in preset's base type was). */
 typedef struct variant {
-	const cr_quant *quant;    /* preset, or a stand-in carrying the file's bpw */
+	cr_weights weights;
 	char label[96];
-	uint64_t weights_bytes;   /* 0: params x bpw / 8 */
 } variant;
-
-/* Stand-ins for GGUF files: the estimator needs a cr_quant, but with
- * weights_bytes set it only shows its bpw. */
-static cr_quant gguf_quants[MAX_QUANTS];
-
-static const cr_quant *gguf_quant(int i, const char *label, double weights, uint64_t params)
-{
-	cr_quant *q = &gguf_quants[i];
-
-	snprintf(q->id, sizeof(q->id), "%s", label);
-	q->bpw = params ? weights * 8.0 / (double)params : 0;
-	snprintf(q->base_type, sizeof(q->base_type), "%s", "gguf");
-	snprintf(q->description, sizeof(q->description), "%s", "exact tensor bytes from the GGUF header");
-	return q;
-}
 
 static bool quant_wanted(const check_cfg *c, const char *label)
 {
@@ -726,10 +616,9 @@ static int hf_variants(const check_cfg *c, const cr_catalog *cat, cli_model *cm,
 			header = e[i].size > cm->weights_bytes ? e[i].size - cm->weights_bytes : 0;
 			first = (int)i;
 		}
-		vars[*nv].weights_bytes = e[i].size > header ? e[i].size - header : e[i].size;
+		cr_weights_exact(e[i].size > header ? e[i].size - header : e[i].size, NULL,
+				 &vars[*nv].weights);
 		snprintf(vars[*nv].label, sizeof(vars[*nv].label), "%.95s", label);
-		vars[*nv].quant = gguf_quant(*nv, vars[*nv].label, (double)vars[*nv].weights_bytes,
-					     cm->model.params);
 		(*nv)++;
 	}
 	free(e);
@@ -784,8 +673,7 @@ static int resolve_variants(check_cfg *c, const cr_catalog *cat, cli_model *cm,
 			return EXIT_USAGE;
 		}
 		snprintf(vars[0].label, sizeof(vars[0].label), "%s", cm->file_type[0] ? cm->file_type : "GGUF");
-		vars[0].weights_bytes = cm->weights_bytes;
-		vars[0].quant = gguf_quant(0, vars[0].label, (double)cm->weights_bytes, cm->model.params);
+		cr_weights_exact(cm->weights_bytes, NULL, &vars[0].weights);
 		*nv = 1;
 		return 0;
 	}
@@ -808,7 +696,7 @@ static int resolve_variants(check_cfg *c, const cr_catalog *cat, cli_model *cm,
 			return EXIT_USAGE;
 	}
 	for (int i = 0; i < *nq; i++) {
-		vars[i].quant = quants[i];
+		cr_weights_preset(quants[i], &vars[i].weights);
 		snprintf(vars[i].label, sizeof(vars[i].label), "%s", quants[i]->id);
 	}
 	*nv = *nq;
@@ -830,7 +718,11 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 	cli_model *cm = NULL;
 	variant *vars = NULL;
 	row *rows = NULL;
-	int nr = 0, nq = 0, nv = 0, n = 0, rc;
+	cr_estimate_request req = CR_ESTIMATE_REQUEST_INIT;
+	cr_estimate_setup set;
+	cr_estimate_opts first = CR_ESTIMATE_OPTS_INIT;
+	cr_error err = { 0, "" };
+	int nr = 0, nq = 0, nv = 0, n = 0, rc, s;
 
 	memset(&c, 0, sizeof(c));
 	c.g = *g;
@@ -859,24 +751,20 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 		goto out;
 	rc = EXIT_USAGE;
 	m = &cm->model;
-	if (c.ctx_given && c.ctx > m->context_max) {
-		fprintf(stderr, "clefrun: --ctx %u is above %s's maximum context of %u tokens\n",
-			c.ctx, cli_safe(m->id), m->context_max);
+	req.opts = c.opts;
+	req.opts.type_k = c.kv_k;
+	req.opts.type_v = c.kv_v;
+	req.n_ctx = c.ctx_given ? c.ctx : 0;
+	req.flash_attn = c.fa;
+	/* The library defaults and checks the request (before the rigs are
+	 * resolved, so that a bad --ctx is the first error); an impossible
+	 * request is an error, not a silent clamp. */
+	if ((s = cr_estimate_resolve_opts(m, NULL, &req, &set, &err))) {
+		cli_request_error(&set, m, s, &err);
+		rc = cli_exit_for_status(s);
 		goto out;
 	}
-	if (!c.ctx_given)
-		c.ctx = m->context_max < CR_DEFAULT_CTX ? m->context_max : CR_DEFAULT_CTX;
-	/* As for --ctx: an impossible request is an error, not a silent clamp. */
-	if (c.opts.depth != CR_DEPTH_CONTEXT && c.opts.depth > c.ctx) {
-		fprintf(stderr, "clefrun: --depth %u is above the context of %u tokens (raise --ctx)\n",
-			c.opts.depth, c.ctx);
-		goto out;
-	}
-	if (c.opts.prompt_tokens > c.ctx) {
-		fprintf(stderr, "clefrun: --prompt-tokens %u is above the context of %u tokens (raise --ctx)\n",
-			c.opts.prompt_tokens, c.ctx);
-		goto out;
-	}
+	c.ctx = set.opts.n_ctx;
 
 	for (int i = 0; i < c.n_rigs; i++) {
 		if (!(rigs[nr++] = cli_find_rig(cat, c.rig_ids[i], &custom[i])))
@@ -899,47 +787,56 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 	}
 	rc = EXIT_OK_;
 	for (int i = 0; i < nr; i++) {
+		/* Flash attention "auto" resolves per rig. */
+		if ((s = cr_estimate_resolve_opts(m, rigs[i], &req, &set, &err))) {
+			fprintf(stderr, "clefrun: %s\n", err.message);
+			rc = cli_exit_for_status(s);
+			goto out;
+		}
+		if (i == 0)
+			first = set.opts;
 		for (int k = 0; k < (c.best_quant ? 1 : nv); k++) {
-			cr_estimate_opts o = c.opts;
-			cr_error err = { 0, "" };
-			char why[160];
-			int s;
+			cr_estimate_opts o = set.opts;
 
-			o.n_ctx = c.ctx;
-			o.type_k = c.kv_k;
-			o.type_v = c.kv_v;
-			o.flash_attn = cr_estimate_resolve_flash_attn(m, rigs[i], c.fa, why, sizeof(why));
-			o.weights_bytes = vars[k].weights_bytes;
 			rows[n].rig = rigs[i];
-			rows[n].quant = vars[k].quant;
+			rows[n].weights = vars[k].weights;
 			memcpy(rows[n].label, vars[k].label, sizeof(rows[n].label));
 			if (c.best_quant) {
-				size_t idx = 0;
+				cr_best_quant best;
 
-				/* NOTFOUND: no quant reaches the tier; the row is the
-				 * best the rig can do, and its tier sets the exit code. */
+				/* No quant reaching the tier is an outcome: the row is
+				 * the best the rig can do, and its tier sets the exit code. */
 				s = cr_decide_best_quant(m, quants, (size_t)nq, rigs[i], &o, c.require,
-							 &idx, &rows[n].est, &err);
-				if (s == CR_ERR_NOTFOUND) {
-					rows[n].missed = true;
-					s = CR_OK;
+							 &best, &err);
+				if (!s) {
+					rows[n].est = best.estimate;
+					rows[n].missed = best.outcome != CR_BEST_REACHES;
+					cr_weights_preset(quants[best.index], &rows[n].weights);
+					snprintf(rows[n].label, sizeof(rows[n].label), "%s",
+						 quants[best.index]->id);
 				}
-				rows[n].quant = quants[idx];
-				snprintf(rows[n].label, sizeof(rows[n].label), "%s", quants[idx]->id);
 			} else {
-				s = cr_estimate_run(m, vars[k].quant, rigs[i], &o, &rows[n].est, &err);
+				s = cr_estimate_run_weights(m, &vars[k].weights, rigs[i], &o, &rows[n].est,
+							    &err);
 			}
 			if (s) {
 				fprintf(stderr, "clefrun: %s\n", err.message);
 				rc = cli_exit_for_status(s);
 				goto out;
 			}
-			snprintf(rows[n].fa_why, sizeof(rows[n].fa_why), "%s", why);
+			snprintf(rows[n].fa_why, sizeof(rows[n].fa_why), "%s", set.flash_attn_reason);
 			if (c.explain)
-				rows[n].n_terms = cr_estimate_explain(m, rows[n].quant, rigs[i], &o, &rows[n].est,
-								      rows[n].terms, MAX_TERMS);
+				rows[n].n_terms = cr_estimate_explain_weights(m, &rows[n].weights, rigs[i], &o,
+									      &rows[n].est, rows[n].terms,
+									      MAX_TERMS);
 			n++;
 		}
+	}
+	/* After the estimates, whose errors (an implausible architecture) come first. */
+	if ((s = cr_estimate_kv_profile(m, &first, &c.kv, &err))) {
+		fprintf(stderr, "clefrun: %s\n", err.message);
+		rc = cli_exit_for_status(s);
+		goto out;
 	}
 	rc = render(&c, m, rows, n);
 	for (int i = 0; rc == EXIT_OK_ && i < n; i++) {

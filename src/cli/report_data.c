@@ -243,8 +243,7 @@ int rpt_gather(const rpt_cfg *c, rpt_data *d)
 	for (int i = 0; i < d->n_r; i++) {
 		rpt_rig *r = &d->r[i];
 		cr_estimate_opts o = d->opts;
-		cr_estimate best;
-		size_t idx = 0;
+		cr_best_quant best;
 		char why[160];
 
 		o.flash_attn = cr_estimate_resolve_flash_attn(m, r->rig, CR_FA_AUTO, why, sizeof(why));
@@ -256,12 +255,12 @@ int rpt_gather(const rpt_cfg *c, rpt_data *d)
 		/* One weights_bytes for all candidates: only a GGUF sets it, and
 		 * a GGUF is a single candidate. */
 		o.weights_bytes = d->q[0].weights_opt;
-		rc = cr_decide_best_quant(m, cands, (size_t)d->n_q, r->rig, &o, CR_TIER_OK, &idx, &best, &err);
-		if (rc && rc != CR_ERR_NOTFOUND)
+		rc = cr_decide_best_quant(m, cands, (size_t)d->n_q, r->rig, &o, CR_TIER_OK, &best, &err);
+		if (rc)
 			return fail_estimate(c, rc, &err);
-		r->best = best.tier == CR_TIER_NOFIT ? -1 : (int)idx;
-		r->best_tier = best.tier;
-		r->best_reaches = rc == CR_OK;
+		r->best = best.outcome == CR_BEST_NOFIT ? -1 : (int)best.index;
+		r->best_tier = best.estimate.tier;
+		r->best_reaches = best.outcome == CR_BEST_REACHES;
 	}
 
 	/* The smallest rig (least usable memory; then the faster) per quant. */

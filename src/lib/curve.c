@@ -51,6 +51,16 @@ int cr_curve_memory(const cr_model *m, const cr_quant *q, const cr_rig *rig,
 		    const cr_estimate_opts *opts, const uint32_t *ctx, size_t n, cr_memory *out,
 		    cr_error *err)
 {
+	cr_weights w;
+
+	cr_weights_preset(q, &w);
+	return cr_curve_memory_weights(m, &w, rig, opts, ctx, n, out, err);
+}
+
+int cr_curve_memory_weights(const cr_model *m, const cr_weights *w, const cr_rig *rig,
+			    const cr_estimate_opts *opts, const uint32_t *ctx, size_t n,
+			    cr_memory *out, cr_error *err)
+{
 	cr_estimate_opts o;
 	cr_estimate est;
 
@@ -62,7 +72,7 @@ int cr_curve_memory(const cr_model *m, const cr_quant *q, const cr_rig *rig,
 		int rc;
 
 		o.n_ctx = ctx[i];
-		rc = cr_estimate_run(m, q, rig, &o, &est, &e);
+		rc = cr_estimate_run_weights(m, w, rig, &o, &est, &e);
 		if (rc)
 			return cr_seterr(err, rc, "curve point %zu (context %u): %s", i, ctx[i],
 					 e.message);
@@ -74,6 +84,15 @@ int cr_curve_memory(const cr_model *m, const cr_quant *q, const cr_rig *rig,
 int cr_curve_one_gpu_memory(const cr_model *m, const cr_quant *q, const cr_estimate_opts *opts,
 			    cr_memory *out, cr_error *err)
 {
+	cr_weights w;
+
+	cr_weights_preset(q, &w);
+	return cr_curve_one_gpu_weights(m, &w, opts, out, err);
+}
+
+int cr_curve_one_gpu_weights(const cr_model *m, const cr_weights *w, const cr_estimate_opts *opts,
+			     cr_memory *out, cr_error *err)
+{
 	cr_rig one;
 	cr_estimate est;
 	int rc;
@@ -81,7 +100,7 @@ int cr_curve_one_gpu_memory(const cr_model *m, const cr_quant *q, const cr_estim
 	if (!opts || !out)
 		return cr_seterr(err, CR_ERR_INVALID, "one-GPU memory: missing options or output");
 	cr_curve_one_gpu_rig(&one);
-	if ((rc = cr_estimate_run(m, q, &one, opts, &est, err)))
+	if ((rc = cr_estimate_run_weights(m, w, &one, opts, &est, err)))
 		return rc;
 	*out = est.memory;
 	return CR_OK;

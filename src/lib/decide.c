@@ -75,7 +75,7 @@ static bool closer(double pace_a, double bpw_a, size_t ia, double pace_b, double
 
 int cr_decide_best_quant(const cr_model *model, const cr_quant *const *quants, size_t n_quants,
 			 const cr_rig *rig, const cr_estimate_opts *opts, cr_tier require,
-			 size_t *index, cr_estimate *estimate, cr_error *err)
+			 cr_best_quant *out, cr_error *err)
 {
 	/* Per tier: the best by quality (for reaching "require") and the
 	 * fastest (the fallback when nothing reaches it). */
@@ -87,7 +87,7 @@ int cr_decide_best_quant(const cr_model *model, const cr_quant *const *quants, s
 	/* Read only where have[t]; cleared so that no path can see garbage. */
 	memset(best_est, 0, sizeof(best_est));
 	memset(fast_est, 0, sizeof(fast_est));
-	if (!model || !rig || !opts || !index)
+	if (!model || !rig || !opts || !out)
 		return cr_seterr(err, CR_ERR_INVALID, "best quant: missing model, rig, options or output");
 	if (!quants || n_quants == 0)
 		return cr_seterr(err, CR_ERR_INVALID, "best quant of %s: no candidate quants",
@@ -154,9 +154,9 @@ int cr_decide_best_quant(const cr_model *model, const cr_quant *const *quants, s
 			}
 		}
 		if (found) {
-			*index = w;
-			if (estimate)
-				*estimate = best_est[wt];
+			out->outcome = CR_BEST_REACHES;
+			out->index = w;
+			out->estimate = best_est[wt];
 			return CR_OK;
 		}
 	}
@@ -171,13 +171,11 @@ int cr_decide_best_quant(const cr_model *model, const cr_quant *const *quants, s
 		if (!have[t])
 			continue;
 		k = by_quality ? best[t] : fast[t];
-		*index = k;
-		if (estimate)
-			*estimate = by_quality ? best_est[t] : fast_est[t];
-		return cr_seterr(err, CR_ERR_NOTFOUND,
-				 "no quant of %s reaches %s on %s (closest: %s at %s)", model->id,
-				 cr_tier_name(require), rig->id, cr_tier_name((cr_tier)t),
-				 quants[k]->id);
+		/* A miss is an answer, not an error. */
+		out->outcome = t == CR_TIER_NOFIT ? CR_BEST_NOFIT : CR_BEST_CLOSEST;
+		out->index = k;
+		out->estimate = by_quality ? best_est[t] : fast_est[t];
+		return CR_OK;
 	}
 	/* Unreachable: every candidate landed in some tier. */
 	return cr_seterr(err, CR_ERR_INVALID, "best quant of %s: no estimate", model->id);
@@ -231,7 +229,7 @@ int cr_decide_fit(const cr_model *const *models, size_t n_models, const cr_quant
 		  size_t *n_reach, cr_error *err)
 {
 	const cr_quant *cand[CR_DECIDE_MAX_QUANTS];
-	size_t map[CR_DECIDE_MAX_QUANTS], map_n, k_best = 0;
+	size_t map[CR_DECIDE_MAX_QUANTS], map_n;
 	size_t reach = 0;
 
 	if (!rig || !opts || !n_reach || (n_models && (!models || !rows)))
@@ -250,27 +248,31 @@ int cr_decide_fit(const cr_model *const *models, size_t n_models, const cr_quant
 	for (size_t i = 0; i < n_models; i++) {
 		const cr_model *m = models[i];
 		cr_fit_row *r = &rows[i];
-		cr_estimate_opts o = opts->estimate;
+		cr_estimate_request req = CR_ESTIMATE_REQUEST_INIT;
+		cr_estimate_setup set;
+		cr_best_quant best;
 		cr_error e = { 0, "" };
-		char why[160];
 		int rc;
 
 		memset(r, 0, sizeof(*r));
 		if (!m)
 			return cr_seterr(err, CR_ERR_INVALID, "fit: model %zu is NULL", i);
 		r->model = m;
-		if (opts->n_ctx) {
-			o.n_ctx = opts->n_ctx;
-		} else {
-			o.n_ctx = m->context_max < CR_DEFAULT_CTX ? m->context_max : CR_DEFAULT_CTX;
-		}
-		r->context = o.n_ctx;
-		/* As check does: flash attention "auto" is llama.cpp's per-model rule. */
-		o.flash_attn = cr_estimate_resolve_flash_attn(m, rig, opts->flash_attn, why,
-							      sizeof(why));
-		if (o.n_ctx > m->context_max) {
+		/* As check does: the default context and flash attention "auto"
+		 * per model (cr_estimate_resolve_opts). */
+		req.opts = opts->estimate;
+		req.n_ctx = opts->n_ctx;
+		req.flash_attn = opts->flash_attn;
+		rc = cr_estimate_resolve_opts(m, rig, &req, &set, &e);
+		r->context = set.opts.n_ctx;
+		if (rc == CR_ERR_RANGE && set.bad == CR_REQUEST_CTX) {
 			r->status = CR_FIT_CONTEXT;
 			continue;
+		}
+		if (rc) {
+			if (err)
+				*err = e;
+			return rc;
 		}
 		if (opts->all_quants) {
 			memcpy(cand, quants, n_quants * sizeof(*cand));
@@ -290,18 +292,17 @@ int cr_decide_fit(const cr_model *const *models, size_t n_models, const cr_quant
 						 "fit: no default candidate quant for %s (all are legacy types); weigh all quants",
 						 m->id);
 		}
-		/* A miss is a row, not an error: keep its message out of err. */
-		rc = cr_decide_best_quant(m, cand, map_n, rig, &o, opts->require, &k_best,
-					  &r->estimate, &e);
-		if (rc && rc != CR_ERR_NOTFOUND) {
+		rc = cr_decide_best_quant(m, cand, map_n, rig, &set.opts, opts->require, &best, &e);
+		if (rc) {
 			if (err)
 				*err = e;
 			return rc;
 		}
-		r->status = rc ? CR_FIT_BELOW : CR_FIT_REACHES;
-		r->quant_index = map[k_best];
+		r->estimate = best.estimate;
+		r->status = best.outcome == CR_BEST_REACHES ? CR_FIT_REACHES : CR_FIT_BELOW;
+		r->quant_index = map[best.index];
 		r->quant = quants[r->quant_index];
-		reach += !rc;
+		reach += r->status == CR_FIT_REACHES;
 	}
 	if (n_models)
 		qsort(rows, n_models, sizeof(*rows), compare_v);

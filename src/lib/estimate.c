@@ -470,6 +470,7 @@ static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_op
 	}
 
 	p->mem.weights_bytes = (uint64_t)(host_w + dev_w);
+	p->mem.device_weights_bytes = (uint64_t)((1.0 - p->f) * (dev_w - p->expert_sys));
 	p->mem.compute_bytes = (uint64_t)(compute * t->n_acc);
 	p->mem.overhead_bytes = (uint64_t)t->acc_overhead;
 	p->mem.device_bytes = (uint64_t)(p->acc_bytes + t->acc_overhead);
@@ -786,13 +787,15 @@ static void speed_confidence(const cr_model *m, const cr_rig *r, const tiers *t,
 	out->prefill_error_pct = cr_speed.prefill_error_pct[bk(d->backend)];
 }
 
-static int validate(const cr_model *m, const cr_quant *q, const cr_rig *r,
+static int validate(const cr_model *m, const cr_weights *w, const cr_rig *r,
 		    const cr_estimate_opts *o, cr_error *err)
 {
 	bool has_sys = false, has_acc = false;
 
-	if (!m || !q || !r || !o)
-		return cr_seterr(err, CR_ERR_INVALID, "estimate: missing model, quant, rig or options");
+	if (!m || !w || !r || !o)
+		return cr_seterr(err, CR_ERR_INVALID, "estimate: missing model, weights, rig or options");
+	if (w->kind == CR_WEIGHTS_PRESET ? !w->preset : w->kind != CR_WEIGHTS_EXACT || !w->bytes)
+		return cr_seterr(err, CR_ERR_INVALID, "estimate: weights need a preset or a positive byte count");
 	if (!m->params || !m->n_layers || m->n_layers > CR_MAX_LAYERS || !m->vocab || !m->hidden ||
 	    !m->n_heads || m->active_params > m->params)
 		return cr_seterr(err, CR_ERR_INVALID, "model %s: incomplete architecture", m->id);
@@ -830,12 +833,13 @@ static int validate(const cr_model *m, const cr_quant *q, const cr_rig *r,
 		return cr_seterr(err, CR_ERR_UNSUPPORTED,
 				 "a quantized V cache (%s) needs flash attention; llama.cpp refuses it with flash attention off",
 				 cr_kv_type_name(o->type_v));
+	/* In the estimator's own terms: a front end adds its option names. */
 	if ((o->gpu_layers >= 0 || o->cpu_moe) && !(has_sys && has_acc))
 		return cr_seterr(err, CR_ERR_UNSUPPORTED,
-				 "rig %s: --gpu-layers and --cpu-moe need a rig with both GPUs and a system RAM tier (e.g. custom:...,ram_gb=64,ram_bw_gbs=89.6)",
+				 "rig %s: a fixed GPU layer count or expert offload needs a rig with both GPUs and a system RAM tier",
 				 r->id);
 	if (o->cpu_moe && !m->experts_total)
-		return cr_seterr(err, CR_ERR_UNSUPPORTED, "--cpu-moe: %s is not a mixture-of-experts model",
+		return cr_seterr(err, CR_ERR_UNSUPPORTED, "expert offload: %s is not a mixture-of-experts model",
 				 m->id);
 	return CR_OK;
 }
@@ -933,10 +937,86 @@ static void describe_basis(const cr_rig *r, const tiers *t, const cr_estimate_op
 			 d->fixed_s * 1e3);
 }
 
+/* Weight bytes of an estimate: exact ones as given; a preset by its rules
+ * (and the deprecated opts.weights_bytes, which overrides it). */
+static double weights_of(const cr_model *m, const cr_weights *w, const cr_estimate_opts *o)
+{
+	if (w->kind == CR_WEIGHTS_EXACT)
+		return (double)w->bytes;
+	return (double)cr_estimate_weights_bytes(m, w->preset, o);
+}
+
+/* The ggml type of most weights: a preset's base type, or the file's. */
+static const char *weights_type(const cr_weights *w)
+{
+	return w->kind == CR_WEIGHTS_EXACT ? w->type : w->preset->base_type;
+}
+
+void cr_weights_preset(const cr_quant *q, cr_weights *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->kind = CR_WEIGHTS_PRESET;
+	out->preset = q;
+}
+
+void cr_weights_exact(uint64_t bytes, const char *type, cr_weights *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->kind = CR_WEIGHTS_EXACT;
+	out->bytes = bytes;
+	snprintf(out->type, sizeof(out->type), "%s", type ? type : "");
+}
+
+void cr_estimate_weights_type(const char *const *names, const uint64_t *bytes, size_t n,
+			      char *out, size_t cap)
+{
+	size_t best = n;
+
+	for (size_t i = 0; names && bytes && i < n; i++)
+		if (names[i] && bytes[i] && (best == n || bytes[i] > bytes[best]))
+			best = i;
+	if (cap)
+		snprintf(out, cap, "%s", best < n ? names[best] : "");
+}
+
+uint64_t cr_estimate_weights_size(const cr_model *m, const cr_weights *w)
+{
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+
+	if (!m || !w)
+		return 0;
+	if (w->kind == CR_WEIGHTS_EXACT)
+		return w->bytes;
+	return w->preset ? cr_estimate_weights_bytes(m, w->preset, &o) : 0;
+}
+
+double cr_estimate_weights_bpw(const cr_model *m, const cr_weights *w)
+{
+	if (!m || !w)
+		return 0;
+	if (w->kind == CR_WEIGHTS_PRESET)
+		return w->preset ? w->preset->bpw : 0;
+	return m->params ? (double)w->bytes * 8.0 / (double)m->params : 0;
+}
+
 int cr_estimate_run(const cr_model *m, const cr_quant *q, const cr_rig *r,
 		    const cr_estimate_opts *o, cr_estimate *out, cr_error *err)
 {
-	cr_estimate_opts at = *o;
+	cr_weights w;
+
+	if (!m || !q || !r || !o) {
+		if (out)
+			memset(out, 0, sizeof(*out));
+		return cr_seterr(err, CR_ERR_INVALID, "estimate: missing model, quant, rig or options");
+	}
+	cr_weights_preset(q, &w);
+	return cr_estimate_run_weights(m, &w, r, o, out, err);
+}
+
+int cr_estimate_run_weights(const cr_model *m, const cr_weights *w, const cr_rig *r,
+			    const cr_estimate_opts *o, cr_estimate *out, cr_error *err)
+{
+	cr_estimate_opts at;
 	unsigned b;
 	double weights;
 	uint32_t pre_depth;
@@ -948,9 +1028,10 @@ int cr_estimate_run(const cr_model *m, const cr_quant *q, const cr_rig *r,
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if ((rc = validate(m, q, r, o, err)))
+	if ((rc = validate(m, w, r, o, err)))
 		return rc;
-	weights = (double)cr_estimate_weights_bytes(m, q, o);
+	at = *o;
+	weights = weights_of(m, w, o);
 	rig_tiers(r, &t);
 	make_profile(m, o, &pf);
 	if (!kv_in_range(m, &pf, o) || weights >= BYTES_LIMIT)
@@ -1012,7 +1093,7 @@ int cr_estimate_run(const cr_model *m, const cr_quant *q, const cr_rig *r,
 	if ((uint64_t)pre_depth + out->prompt_tokens > at.n_ctx)
 		pre_depth = at.n_ctx > out->prompt_tokens ? at.n_ctx - out->prompt_tokens : 0;
 	out->prefill_depth = pre_depth;
-	f16 = strcmp(q->base_type, "F16") == 0 || strcmp(q->base_type, "BF16") == 0;
+	f16 = strcmp(weights_type(w), "F16") == 0 || strcmp(weights_type(w), "BF16") == 0;
 	out->prefill_tokens_per_s = prefill_tps(m, &at, r, &t, &p, weights, out->prompt_tokens, pre_depth, f16);
 	out->prefill_tokens_per_s_low = out->prefill_tokens_per_s * cr_speed.prefill_q10[b];
 	out->prefill_tokens_per_s_high = out->prefill_tokens_per_s * cr_speed.prefill_q90[b];
@@ -1023,7 +1104,7 @@ int cr_estimate_run(const cr_model *m, const cr_quant *q, const cr_rig *r,
 	speed_confidence(m, r, &t, &p, o,
 			 out->decode_depth > pre_depth + out->prompt_tokens ? out->decode_depth
 									   : pre_depth + out->prompt_tokens,
-			 strcmp(q->base_type, "BF16") == 0, out);
+			 strcmp(weights_type(w), "BF16") == 0, out);
 
 	if (!out->fits || p.tight)
 		out->tier = CR_TIER_TIGHT;
@@ -1054,6 +1135,101 @@ bool cr_estimate_resolve_flash_attn(const cr_model *m, const cr_rig *r, cr_flash
 	return true;
 }
 
+/* The default context and the range checks live here only: the CLI's
+ * commands, cr_decide_fit and the report all come through this call. */
+int cr_estimate_resolve_opts(const cr_model *m, const cr_rig *r, const cr_estimate_request *req,
+			     cr_estimate_setup *out, cr_error *err)
+{
+	cr_estimate_opts *o;
+
+	if (!out)
+		return cr_seterr(err, CR_ERR_INVALID, "estimate options: missing output");
+	memset(out, 0, sizeof(*out));
+	if (!m || !req)
+		return cr_seterr(err, CR_ERR_INVALID, "estimate options: missing model or request");
+	o = &out->opts;
+	*o = req->opts;
+	if (!m->context_max)
+		return cr_seterr(err, CR_ERR_INVALID, "model %s: no maximum context", m->id);
+	o->n_ctx = req->n_ctx ? req->n_ctx : m->context_max < CR_DEFAULT_CTX ? m->context_max : CR_DEFAULT_CTX;
+	/* The rule needs no rig today (every backend has the same kernels):
+	 * a NULL rig is the single device of curve.h. */
+	o->flash_attn = cr_estimate_resolve_flash_attn(m, r, req->flash_attn, out->flash_attn_reason,
+						       sizeof(out->flash_attn_reason));
+	if (o->n_ctx > m->context_max) {
+		out->bad = CR_REQUEST_CTX;
+		out->bad_value = o->n_ctx;
+		out->bad_limit = m->context_max;
+		return cr_seterr(err, CR_ERR_RANGE, "context %u is above %s's maximum of %u tokens",
+				 o->n_ctx, m->id, m->context_max);
+	}
+	if (o->depth != CR_DEPTH_CONTEXT && o->depth > o->n_ctx) {
+		out->bad = CR_REQUEST_DEPTH;
+		out->bad_value = o->depth;
+		out->bad_limit = o->n_ctx;
+		return cr_seterr(err, CR_ERR_RANGE, "depth %u is above the context of %u tokens",
+				 o->depth, o->n_ctx);
+	}
+	if (o->prompt_tokens > o->n_ctx) {
+		out->bad = CR_REQUEST_PROMPT;
+		out->bad_value = o->prompt_tokens;
+		out->bad_limit = o->n_ctx;
+		return cr_seterr(err, CR_ERR_RANGE,
+				 "a prompt of %u tokens is above the context of %u tokens",
+				 o->prompt_tokens, o->n_ctx);
+	}
+	return CR_OK;
+}
+
+int cr_estimate_kv_profile(const cr_model *m, const cr_estimate_opts *o, cr_kv_profile *out,
+			   cr_error *err)
+{
+	profile pf;
+	cr_estimate_opts big;
+
+	if (!out)
+		return cr_seterr(err, CR_ERR_INVALID, "KV profile: missing output");
+	memset(out, 0, sizeof(*out));
+	if (!m || !o)
+		return cr_seterr(err, CR_ERR_INVALID, "KV profile: missing model or options");
+	if (!o->n_ctx || !o->n_seq || !o->n_ubatch)
+		return cr_seterr(err, CR_ERR_INVALID,
+				 "context, parallel sequences and ubatch must be positive");
+	if (!m->n_layers || m->n_layers > CR_MAX_LAYERS)
+		return cr_seterr(err, CR_ERR_INVALID, "model %s: incomplete architecture", m->id);
+	if ((unsigned)o->type_k >= CR_KV_TYPE_COUNT || (unsigned)o->type_v >= CR_KV_TYPE_COUNT)
+		return cr_seterr(err, CR_ERR_INVALID, "unknown KV cache type");
+	make_profile(m, o, &pf);
+	if (cr_estimate_kv_bytes(m, o) == UINT64_MAX || (double)pf.state_bytes >= BYTES_LIMIT)
+		return cr_seterr(err, CR_ERR_RANGE,
+				 "model %s: KV cache beyond 2^60 bytes; the architecture figures are not plausible",
+				 m->id);
+	out->cell_pad = KV_PAD;
+	out->streams = streams(o);
+	for (uint32_t i = 0; i < m->n_layers; i++) {
+		if (m->layer_kind[i] == CR_LAYER_RECURRENT)
+			out->recurrent_layers++;
+		else if (m->kv_heads[i] && m->layer_kind[i] == CR_LAYER_SLIDING)
+			out->sliding_layers++;
+		else if (m->kv_heads[i] && m->layer_kind[i] == CR_LAYER_FULL)
+			out->full_layers++;
+	}
+	out->full_cell_bytes = pf.full_cell_bytes;
+	out->sliding_cell_bytes = pf.swa_cell_bytes;
+	out->bytes_per_token = pf.full_cell_bytes;
+	out->cells_full = cells_full(o);
+	out->cells_sliding = m->window ? cells_swa(m, o) : 0;
+	/* The cap: the cells at a context no window reaches (2^31 tokens). */
+	big = *o;
+	big.n_ctx = 1u << 31;
+	out->cells_sliding_cap = m->window ? cells_swa(m, o->swa_full ? o : &big) : 0;
+	out->full_bytes = pf.full_cell_bytes * out->cells_full;
+	out->sliding_bytes = pf.swa_cell_bytes * out->cells_sliding;
+	out->kv_bytes = out->full_bytes + out->sliding_bytes;
+	out->state_bytes = pf.state_bytes;
+	return CR_OK;
+}
+
 /* ---- --explain -------------------------------------------------------------- */
 
 static cr_term *term(cr_term *t, size_t *n, size_t max, const char *name, double value,
@@ -1076,6 +1252,19 @@ size_t cr_estimate_explain(const cr_model *m, const cr_quant *q, const cr_rig *r
 			   const cr_estimate_opts *o, const cr_estimate *e, cr_term *terms,
 			   size_t max)
 {
+	cr_weights w;
+
+	if (!q)
+		return 0;
+	cr_weights_preset(q, &w);
+	return cr_estimate_explain_weights(m, &w, r, o, e, terms, max);
+}
+
+size_t cr_estimate_explain_weights(const cr_model *m, const cr_weights *w, const cr_rig *r,
+				   const cr_estimate_opts *o, const cr_estimate *e,
+				   cr_term *terms, size_t max)
+{
+	const cr_quant *q;
 	const cr_estimate_opts *use = o;
 	cr_estimate_opts at = *o;
 	const cr_device *acc = primary(r);
@@ -1086,9 +1275,10 @@ size_t cr_estimate_explain(const cr_model *m, const cr_quant *q, const cr_rig *r
 	tiers t;
 	plan p;
 
-	if (validate(m, q, r, o, NULL))
+	if (!e || !terms || validate(m, w, r, o, NULL))
 		return 0;
-	weights = (double)cr_estimate_weights_bytes(m, q, o);
+	q = w->preset;
+	weights = weights_of(m, w, o);
 	emb = embedding_bytes(m, weights);
 	rig_tiers(r, &t);
 	if (!e->fits && e->max_context) {
@@ -1100,7 +1290,7 @@ size_t cr_estimate_explain(const cr_model *m, const cr_quant *q, const cr_rig *r
 
 	if ((x = term(terms, &n, max, "weights", (double)e->memory.weights_bytes, "bytes",
 		      "params x whole-file bpw (data/quants.json, llama-quantize table); token embeddings on the host (llama.cpp CPU buffer)"))) {
-		if (o->weights_bytes)
+		if (w->kind == CR_WEIGHTS_EXACT || o->weights_bytes)
 			snprintf(x->formula, sizeof(x->formula), "exact tensor bytes %.0f%s",
 				 weights, m->tied_embeddings && t.n_acc ? " + tied output copy" : "");
 		else if (m->native_bpw > 0 && m->native_type[0])

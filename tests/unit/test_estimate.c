@@ -599,10 +599,10 @@ static void test_errors(void **state)
 		  false, false, CR_ERR_INVALID, "unknown KV cache type" },
 		{ "gpu_layers without system RAM", "clef-flash", 8192, 1, 512, CR_KV_F16, CR_KV_F16,
 		  true, 10, false, false, CR_ERR_UNSUPPORTED,
-		  "rig test-gpu: --gpu-layers and --cpu-moe need a rig with both GPUs and a system RAM tier (e.g. custom:...,ram_gb=64,ram_bw_gbs=89.6)" },
+		  "rig test-gpu: a fixed GPU layer count or expert offload needs a rig with both GPUs and a system RAM tier" },
 		{ "cpu_moe on a dense model", "llama-3.1-8b", 8192, 1, 512, CR_KV_F16, CR_KV_F16,
 		  true, -1, true, true, CR_ERR_UNSUPPORTED,
-		  "--cpu-moe: llama-3.1-8b is not a mixture-of-experts model" },
+		  "expert offload: llama-3.1-8b is not a mixture-of-experts model" },
 	};
 	unsigned bad = 0;
 
