@@ -94,21 +94,23 @@ void cli_svg_chart(cli_buf *b, const cli_chart *c, bool standalone);
 #define RPT_MAX_QUANTS 24
 
 typedef struct rpt_quant {
-	const cr_quant *quant;    /* a catalog preset, or a stand-in for a GGUF file */
+	const cr_quant *quant;    /* the catalog preset; NULL for a GGUF file */
+	cr_weights weights;       /* the preset, or the GGUF's exact tensor bytes */
 	char label[CR_ID_MAX];
-	uint64_t weights_opt;     /* cr_estimate_opts.weights_bytes: exact GGUF bytes, else 0 */
+	double bpw;               /* bits per weight (cr_estimate_weights_bpw) */
 	uint64_t weights_bytes;   /* what the estimator counts as the file's weights */
 	cr_memory at_ctx;         /* one GPU at the report's context */
 	cr_memory at_max;         /* one GPU at the model's maximum context */
 	double curve_gib[CR_CURVE_MAX_POINTS]; /* one GPU, at rpt_data.curve_ctx */
-	int smallest_ctx;         /* smallest rig (usable memory) that fits the report's context; -1 */
+	int smallest_ctx;         /* smallest rig (rank.h) that fits the report's context; -1 */
 	int smallest_max;         /* ... that fits the model's whole context; -1 */
 } rpt_quant;
 
 typedef struct rpt_rig {
 	const cr_rig *rig;
 	cr_estimate est[RPT_MAX_QUANTS]; /* per quant, at the report's context */
-	int best;                 /* quant index: best quant (decide.h) reaching ok; -1: none fits */
+	int best;                 /* quant index: best quant (decide.h) reaching ok; -1: none fits,
+				     or a GGUF file (one quant: no choice, the column is not shown) */
 	cr_tier best_tier;
 	bool best_reaches;        /* best reaches ok; false: the closest (fastest that fits) */
 	unsigned n_gpus;          /* accelerators (discrete or unified) */
@@ -145,8 +147,8 @@ typedef struct rpt_kv {
 
 typedef struct rpt_data {
 	cli_model cm;             /* the model (a copy) and where it came from */
-	cr_estimate_opts opts;    /* context, KV type, flash attention, workload */
-	char fa_why[160];
+	cr_estimate_opts opts;    /* the one-GPU figure's: cr_estimate_resolve_opts without a rig */
+	char fa_why[160];         /* how flash attention resolved for it */
 	rpt_quant q[RPT_MAX_QUANTS];
 	int n_q;
 	int primary;              /* the quant of the rig table and the chart's markers */

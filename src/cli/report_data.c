@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clefrun/rank.h"
+#include "estimate_out.h"
 #include "report.h"
 
 /* The quants of a catalog model when no --quant is given: the seed pages'
@@ -20,16 +22,11 @@ static const char *const default_quants[] = { "Q2_K", "Q3_K_M", "MXFP4", "Q4_K_M
 
 /* ---- the numbers ------------------------------------------------------------ */
 
-/* Stand-in quant for a GGUF file: the estimator takes its exact weight
- * bytes from opts.weights_bytes; bpw is only shown. Lives in rpt_data's
- * lifetime, one per report. */
-static cr_quant gguf_quant;
-
 static int by_bpw(const void *a, const void *b)
 {
 	const rpt_quant *x = a, *y = b;
 
-	return (x->quant->bpw > y->quant->bpw) - (x->quant->bpw < y->quant->bpw);
+	return (x->bpw > y->bpw) - (x->bpw < y->bpw);
 }
 
 static int resolve_quants(const rpt_cfg *c, rpt_data *d)
@@ -43,17 +40,10 @@ static int resolve_quants(const rpt_cfg *c, rpt_data *d)
 				c->cmd);
 			return EXIT_USAGE;
 		}
-		memset(&gguf_quant, 0, sizeof(gguf_quant));
-		snprintf(gguf_quant.id, sizeof(gguf_quant.id), "%s",
-			 d->cm.file_type[0] ? d->cm.file_type : "GGUF");
-		gguf_quant.bpw = m->params ? (double)d->cm.weights_bytes * 8.0 / (double)m->params : 0;
-		snprintf(gguf_quant.base_type, sizeof(gguf_quant.base_type), "gguf");
-		snprintf(gguf_quant.description, sizeof(gguf_quant.description),
-			 "this GGUF file: exact tensor bytes from its header");
-		d->q[0].quant = &gguf_quant;
-		d->q[0].weights_opt = d->cm.weights_bytes;
+		/* Exact tensor bytes, no preset (estimate.h cr_weights). */
+		cr_weights_exact(d->cm.weights_bytes, NULL, &d->q[0].weights);
+		snprintf(d->q[0].label, sizeof(d->q[0].label), "%s", d->cm.file_type[0] ? d->cm.file_type : "GGUF");
 		d->n_q = 1;
-		primary = &gguf_quant;
 	} else if (c->n_quants) {
 		for (int i = 0; i < c->n_quants; i++) {
 			const cr_quant *q = cli_find_quant(d->cat, c->quant_ids[i]);
@@ -81,14 +71,22 @@ static int resolve_quants(const rpt_cfg *c, rpt_data *d)
 			return EXIT_USAGE;
 		}
 	}
+	for (int i = 0; i < d->n_q; i++) {
+		rpt_quant *q = &d->q[i];
+
+		if (q->quant) {
+			cr_weights_preset(q->quant, &q->weights);
+			snprintf(q->label, sizeof(q->label), "%s", q->quant->id);
+		}
+		q->bpw = cr_estimate_weights_bpw(m, &q->weights);
+		q->weights_bytes = cr_estimate_weights_size(m, &q->weights);
+	}
 	/* Ascending bits per weight: the ladder reads from small to large. */
 	qsort(d->q, (size_t)d->n_q, sizeof(d->q[0]), by_bpw);
 	d->primary = 0;
-	for (int i = 0; i < d->n_q; i++) {
-		snprintf(d->q[i].label, sizeof(d->q[i].label), "%s", d->q[i].quant->id);
-		if (d->q[i].quant == primary)
+	for (int i = 0; i < d->n_q; i++)
+		if (primary && d->q[i].quant == primary)
 			d->primary = i;
-	}
 	return 0;
 }
 
@@ -128,54 +126,48 @@ static int fail_estimate(const rpt_cfg *c, int s, const cr_error *err)
 	return cli_exit_for_status(s);
 }
 
-/* The KV cache in figures, for the page's words (rpt_kv). */
-static void kv_facts_of(const rpt_data *d, rpt_kv *f)
+/* The KV cache in figures, for the page's words (rpt_kv): the library's
+ * KV profile at the model's maximum context, at the report's KV type and
+ * at f16 (what calculators assume). */
+static int kv_facts_of(const rpt_data *d, rpt_kv *f, cr_error *err)
 {
 	const cr_model *m = &d->cm.model;
-	cr_estimate_opts o = d->opts, f16;
+	cr_estimate_opts o = d->opts;
+	cr_kv_profile at_max, f16;
 	unsigned max_heads = 0;
-	const cr_estimate *e = &d->r[0].est[d->primary];
+	int rc;
 
 	memset(f, 0, sizeof(*f));
-	f->layers = m->n_layers;
-	f->kv_layers = cr_model_kv_layers(m);
-	f->swa = cr_model_count_layers(m, CR_LAYER_SLIDING);
-	f->rec = cr_model_count_layers(m, CR_LAYER_RECURRENT);
-	f->per_token = e->kv_bytes_per_token;
 	o.n_ctx = m->context_max;
-	f->at_max = cr_estimate_kv_bytes(m, &o);
-	f->state = cr_estimate_state_bytes(m, &o);
-	if (f->swa) {
-		/* Sliding layers once full: all KV less the full layers' share. */
-		uint64_t full = f->per_token * (((uint64_t)m->context_max + 255) / 256 * 256);
-
-		f->swa_cap = f->at_max > full ? f->at_max - full : 0;
-	}
+	if ((rc = cr_estimate_kv_profile(m, &o, &at_max, err)))
+		return rc;
+	o.type_k = o.type_v = CR_KV_F16;
+	if ((rc = cr_estimate_kv_profile(m, &o, &f16, err)))
+		return rc;
+	f->layers = m->n_layers;
+	f->kv_layers = at_max.full_layers + at_max.sliding_layers;
+	f->swa = at_max.sliding_layers;
+	f->rec = at_max.recurrent_layers;
+	f->per_token = at_max.bytes_per_token;
+	f->at_max = at_max.kv_bytes;
+	f->state = at_max.state_bytes;
+	f->swa_cap = at_max.sliding_bytes;
+	f->f16_token = f16.bytes_per_token;
+	/* The usual calculators' formula, which the page argues with: every
+	 * layer, the widest KV, f16. Not the estimator's: the page's
+	 * comparison. */
 	for (unsigned i = 0; i < m->n_layers && i < CR_MAX_LAYERS; i++)
 		if (m->kv_heads[i] > max_heads)
 			max_heads = m->kv_heads[i];
 	f->naive_token = (uint64_t)m->n_layers * max_heads * ((uint64_t)m->head_dim_k + m->head_dim_v) * 2u;
-	/* Growth per token at f16 (what calculators assume): the difference
-	 * of two contexts one 256-cell block apart, at the end of the range
-	 * where sliding layers have long stopped growing. */
-	f16 = d->opts;
-	f16.type_k = f16.type_v = CR_KV_F16;
-	{
-		cr_estimate_opts a = f16, z = f16;
-		uint64_t ka, kz;
-
-		a.n_ctx = m->context_max;
-		z.n_ctx = m->context_max > 256 ? m->context_max - 256 : m->context_max;
-		ka = cr_estimate_kv_bytes(m, &a);
-		kz = cr_estimate_kv_bytes(m, &z);
-		f->f16_token = a.n_ctx != z.n_ctx && ka != UINT64_MAX && kz != UINT64_MAX ? (ka - kz) / 256 : 0;
-	}
+	return 0;
 }
 
 int rpt_gather(const rpt_cfg *c, rpt_data *d)
 {
 	cli_source_opts so = CLI_SOURCE_OPTS_INIT;
-	cr_estimate_opts init = CR_ESTIMATE_OPTS_INIT;
+	cr_estimate_request req = CR_ESTIMATE_REQUEST_INIT;
+	cr_estimate_setup set;
 	cr_memory *mem = NULL;
 	const cr_model *m;
 	cr_rig one;
@@ -193,22 +185,24 @@ int rpt_gather(const rpt_cfg *c, rpt_data *d)
 	if ((rc = cli_resolve_model(d->cat, c->model_id, &so, &d->cm)))
 		return rc;
 	m = &d->cm.model;
-	if (c->ctx_given && c->ctx > m->context_max) {
-		fprintf(stderr, "clefrun: --ctx %u is above %s's maximum context of %u tokens\n", c->ctx,
-			cli_safe(m->id), m->context_max);
-		return EXIT_USAGE;
+	/* The library defaults the context and resolves flash attention (for
+	 * one GPU: no rig); a --ctx above the model's maximum is its range
+	 * error, checked before the quants and rigs. */
+	req.opts.type_k = req.opts.type_v = c->kv;
+	req.opts.workload = c->workload;
+	req.n_ctx = c->ctx_given ? c->ctx : 0;
+	if ((rc = cr_estimate_resolve_opts(m, NULL, &req, &set, &err))) {
+		cli_request_error(&set, m, rc, &err);
+		return cli_exit_for_status(rc);
 	}
+	d->opts = set.opts;
+	snprintf(d->fa_why, sizeof(d->fa_why), "%s", set.flash_attn_reason);
+	req.n_ctx = d->opts.n_ctx;
 	if ((rc = resolve_quants(c, d)) || (rc = resolve_rigs(c, d)))
 		return rc;
 
-	d->opts = init;
-	d->opts.n_ctx = c->ctx_given ? c->ctx : (m->context_max < CR_DEFAULT_CTX ? m->context_max : CR_DEFAULT_CTX);
-	d->opts.type_k = d->opts.type_v = c->kv;
-	d->opts.workload = c->workload;
-	cr_curve_one_gpu_rig(&one);
-	d->opts.flash_attn = cr_estimate_resolve_flash_attn(m, &one, CR_FA_AUTO, d->fa_why, sizeof(d->fa_why));
-
 	/* Curves and the one-GPU columns. */
+	cr_curve_one_gpu_rig(&one);
 	d->n_curve = cr_curve_contexts(m, 0, 8, d->curve_ctx, CR_CURVE_MAX_POINTS);
 	mem = calloc(CR_CURVE_MAX_POINTS, sizeof(*mem));
 	if (!mem) {
@@ -218,20 +212,16 @@ int rpt_gather(const rpt_cfg *c, rpt_data *d)
 	for (int k = 0; k < d->n_q; k++) {
 		rpt_quant *q = &d->q[k];
 		cr_estimate_opts o = d->opts;
-		uint32_t ends[2] = { d->opts.n_ctx, m->context_max };
 
-		o.weights_bytes = q->weights_opt;
-		q->weights_bytes = cr_estimate_weights_bytes(m, q->quant, &o);
-		if ((rc = cr_curve_memory(m, q->quant, &one, &o, d->curve_ctx, d->n_curve, mem, &err)))
+		if ((rc = cr_curve_memory_weights(m, &q->weights, &one, &o, d->curve_ctx, d->n_curve, mem, &err)))
 			goto fail;
 		for (size_t i = 0; i < d->n_curve; i++)
 			q->curve_gib[i] = (double)mem[i].total_bytes / 1073741824.0;
 		/* The single-device figure, the same call inspect makes. */
-		o.n_ctx = ends[0];
-		if ((rc = cr_curve_one_gpu_memory(m, q->quant, &o, &q->at_ctx, &err)))
+		if ((rc = cr_curve_one_gpu_weights(m, &q->weights, &o, &q->at_ctx, &err)))
 			goto fail;
-		o.n_ctx = ends[1];
-		if ((rc = cr_curve_one_gpu_memory(m, q->quant, &o, &q->at_max, &err)))
+		o.n_ctx = m->context_max;
+		if ((rc = cr_curve_one_gpu_weights(m, &q->weights, &o, &q->at_max, &err)))
 			goto fail;
 	}
 	free(mem);
@@ -242,20 +232,18 @@ int rpt_gather(const rpt_cfg *c, rpt_data *d)
 		cands[k] = d->q[k].quant;
 	for (int i = 0; i < d->n_r; i++) {
 		rpt_rig *r = &d->r[i];
-		cr_estimate_opts o = d->opts;
 		cr_best_quant best;
-		char why[160];
 
-		o.flash_attn = cr_estimate_resolve_flash_attn(m, r->rig, CR_FA_AUTO, why, sizeof(why));
-		for (int k = 0; k < d->n_q; k++) {
-			o.weights_bytes = d->q[k].weights_opt;
-			if ((rc = cr_estimate_run(m, d->q[k].quant, r->rig, &o, &r->est[k], &err)))
+		/* Flash attention "auto" resolves per rig. */
+		if ((rc = cr_estimate_resolve_opts(m, r->rig, &req, &set, &err)))
+			return fail_estimate(c, rc, &err);
+		for (int k = 0; k < d->n_q; k++)
+			if ((rc = cr_estimate_run_weights(m, &d->q[k].weights, r->rig, &set.opts, &r->est[k], &err)))
 				return fail_estimate(c, rc, &err);
-		}
-		/* One weights_bytes for all candidates: only a GGUF sets it, and
-		 * a GGUF is a single candidate. */
-		o.weights_bytes = d->q[0].weights_opt;
-		rc = cr_decide_best_quant(m, cands, (size_t)d->n_q, r->rig, &o, CR_TIER_OK, &best, &err);
+		r->best = -1;
+		if (d->cm.from_gguf)
+			continue; /* one file, no choice: the page has no best-quant column */
+		rc = cr_decide_best_quant(m, cands, (size_t)d->n_q, r->rig, &set.opts, CR_TIER_OK, &best, &err);
 		if (rc)
 			return fail_estimate(c, rc, &err);
 		r->best = best.outcome == CR_BEST_NOFIT ? -1 : (int)best.index;
@@ -263,29 +251,24 @@ int rpt_gather(const rpt_cfg *c, rpt_data *d)
 		r->best_reaches = best.outcome == CR_BEST_REACHES;
 	}
 
-	/* The smallest rig (least usable memory; then the faster) per quant. */
+	/* The smallest rig per quant (rank.h), for the report's context and
+	 * for the model's whole context. */
 	for (int k = 0; k < d->n_q; k++) {
-		rpt_quant *q = &d->q[k];
+		const cr_estimate *est[RPT_MAX_RIGS];
+		size_t at_ctx, at_max;
 
-		q->smallest_ctx = q->smallest_max = -1;
-		for (int i = 0; i < d->n_r; i++) {
-			const cr_estimate *e = &d->r[i].est[k];
-
-			for (int which = 0; which < 2; which++) {
-				int *best = which ? &q->smallest_max : &q->smallest_ctx;
-				const cr_estimate *b = *best >= 0 ? &d->r[*best].est[k] : NULL;
-
-				if (which ? e->max_context < m->context_max : !e->fits)
-					continue;
-				if (!b || e->memory.available_bytes < b->memory.available_bytes ||
-				    (e->memory.available_bytes == b->memory.available_bytes &&
-				     e->decode_tokens_per_s > b->decode_tokens_per_s))
-					*best = i;
-			}
-		}
+		for (int i = 0; i < d->n_r; i++)
+			est[i] = &d->r[i].est[k];
+		if ((rc = cr_rank_smallest_rig(est, (size_t)d->n_r, CR_RANK_CONTEXT, m->context_max, &at_ctx, &err)) ||
+		    (rc = cr_rank_smallest_rig(est, (size_t)d->n_r, CR_RANK_FULL_CONTEXT, m->context_max, &at_max,
+					       &err)))
+			return fail_estimate(c, rc, &err);
+		d->q[k].smallest_ctx = at_ctx < (size_t)d->n_r ? (int)at_ctx : -1;
+		d->q[k].smallest_max = at_max < (size_t)d->n_r ? (int)at_max : -1;
 	}
 
-	kv_facts_of(d, &d->kv);
+	if ((rc = kv_facts_of(d, &d->kv, &err)))
+		return fail_estimate(c, rc, &err);
 	/* The method's several-GPU example: the first rig with more than one
 	 * accelerator and a decode speed, against the calculators' rule of
 	 * 0.5 x the cards' summed bandwidth / the file size. */

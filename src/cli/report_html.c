@@ -262,33 +262,15 @@ static void section_local(cli_buf *b, const rpt_data *d)
 		if (k == d->primary && d->n_q > 1)
 			cli_buf_puts(b, " <span class=\"muted\">(rig table)</span>");
 		cli_buf_puts(b, "<span class=\"sub\">");
-		cli_buf_esc(b, q->quant->description);
+		cli_buf_esc(b, q->quant ? q->quant->description : "this GGUF file: exact tensor bytes from its header");
 		cli_buf_printf(b, "</span></th><td class=\"num\">%.2f</td><td class=\"num\">%s</td>"
 				  "<td class=\"num\">%s</td><td class=\"num\">%s</td>",
-			       q->quant->bpw, w, a, z);
+			       q->bpw, w, a, z);
 		smallest_cell(b, d, k, q->smallest_ctx);
 		smallest_cell(b, d, k, q->smallest_max);
 		cli_buf_puts(b, "</tr>\n");
 	}
 	cli_buf_puts(b, "</tbody>\n</table></div>\n</section>\n");
-}
-
-/* Bandwidth of the first accelerator group (the card a layer split reads
- * at), and of the system RAM. */
-static double gpu_bw(const cr_rig *r)
-{
-	for (unsigned g = 0; g < r->n_devices; g++)
-		if (r->devices[g].kind != CR_MEM_SYSTEM)
-			return r->devices[g].bandwidth_gbs;
-	return 0;
-}
-
-static const cr_device *ram_dev(const cr_rig *r)
-{
-	for (unsigned g = 0; g < r->n_devices; g++)
-		if (r->devices[g].kind == CR_MEM_SYSTEM)
-			return &r->devices[g];
-	return NULL;
 }
 
 static const cr_device *unified_dev(const cr_rig *r)
@@ -309,10 +291,13 @@ static void sep(cli_buf *b, int *n)
  * used, what is unusual about the hardware. Plain words, no colour. */
 static void rig_notes(cli_buf *b, const rpt_data *d, const rpt_rig *r, const cr_estimate *e)
 {
-	const cr_device *ram = ram_dev(r->rig), *uni = unified_dev(r->rig);
+	const cr_device *uni = unified_dev(r->rig);
+	double accel_gbs, ram_gbs;
 	char x[32], y[32], mc[16];
 	int n = 0;
 
+	/* The bandwidths decode reads each tier at, as the estimator does. */
+	cr_rig_tier_bandwidth_gbs(r->rig, &accel_gbs, &ram_gbs);
 	if (e->tier == CR_TIER_NOFIT) {
 		fmt_gib(x, sizeof(x), e->memory.total_bytes);
 		fmt_gib(y, sizeof(y), e->memory.available_bytes);
@@ -329,23 +314,21 @@ static void rig_notes(cli_buf *b, const rpt_data *d, const rpt_rig *r, const cr_
 		cli_buf_printf(b, "fits with only %s free, less than llama.cpp&#39;s %g GiB margin", x, margin_gib());
 	}
 	if (r->n_gpus > 1 && e->tier != CR_TIER_NOFIT) {
-		double bw = gpu_bw(r->rig);
-
 		sep(b, &n);
 		cli_buf_printf(b, "layer split over %u GPUs: the cards work in turn, so a token is read at about one "
 				  "card&#39;s %.0f GB/s, not %u &#215; %.0f",
-			       r->n_gpus, bw, r->n_gpus, bw);
+			       r->n_gpus, accel_gbs, r->n_gpus, accel_gbs);
 	}
-	if (ram && r->n_gpus && e->tier != CR_TIER_NOFIT) {
+	if (r->has_ram && r->n_gpus && e->tier != CR_TIER_NOFIT) {
 		sep(b, &n);
 		if (e->offload_fraction > 0)
 			cli_buf_printf(b, "partial offload: %.0f%% of the layers in system RAM, read at %.0f GB/s",
-				       e->offload_fraction * 100, ram->bandwidth_gbs);
+				       e->offload_fraction * 100, ram_gbs);
 		else
 			cli_buf_puts(b, "fits in GPU memory; the system RAM is not needed");
-	} else if (ram && !r->n_gpus) {
+	} else if (r->has_ram && !r->n_gpus) {
 		sep(b, &n);
-		cli_buf_printf(b, "CPU only: weights read from system RAM at %.0f GB/s", ram->bandwidth_gbs);
+		cli_buf_printf(b, "CPU only: weights read from system RAM at %.0f GB/s", ram_gbs);
 	}
 	if (uni) {
 		sep(b, &n);
