@@ -109,9 +109,6 @@ typedef struct cr_estimate_opts {
 #define CR_DISCRETE_RUNTIME_BYTES (512ull << 20)
 /** Smallest context worth calling a fit: one default micro-batch (n_ubatch). */
 #define CR_MIN_FIT_CTX 512u
-/** llama.cpp rounds the KV cache up to a multiple of this many cells
- *  (src/llama-context.cpp, llama-kv-cache.cpp). */
-#define CR_KV_PAD_CELLS 256u
 /** Default prompt for time-to-decision. */
 #define CR_DEFAULT_PROMPT_TOKENS 2048u
 /** Decide workload: fast when a decision takes at most 1 s, ok up to 5 s (clefrun's thresholds:

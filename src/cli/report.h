@@ -143,6 +143,7 @@ typedef struct rpt_kv {
 	uint64_t state;        /* recurrent state, bytes */
 	uint64_t naive_token;  /* the usual calculators: every layer, f16, widest KV */
 	uint64_t f16_token;    /* per_token at f16 */
+	uint32_t cell_pad;     /* cells are allocated in multiples of this */
 } rpt_kv;
 
 typedef struct rpt_data {

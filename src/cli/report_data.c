@@ -153,6 +153,7 @@ static int kv_facts_of(const rpt_data *d, rpt_kv *f, cr_error *err)
 	f->state = at_max.state_bytes;
 	f->swa_cap = at_max.sliding_bytes;
 	f->f16_token = f16.bytes_per_token;
+	f->cell_pad = at_max.cell_pad;
 	/* The usual calculators' formula, which the page argues with: every
 	 * layer, the widest KV, f16. Not the estimator's: the page's
 	 * comparison. */

@@ -536,7 +536,7 @@ static void section_method(cli_buf *b, const rpt_data *d, const rpt_kv *kv)
 			  "depth; efficiency and latency were fitted per backend on measured llama.cpp runs.</li>\n"
 			  "<li><strong>Time to decision</strong> = prompt tokens &#247; prefill tokens/s; prefill = "
 			  "efficiency &#215; FP16 FLOP/s &#247; (2 &#215; active parameters + attention) per token.</li>\n</ul>\n",
-		       CR_KV_PAD_CELLS, runtime_mib(), mac_small, CR_USABLE_METAL_SMALL_MAX_GIB, mac_large, cuda, other,
+		       kv->cell_pad, runtime_mib(), mac_small, CR_USABLE_METAL_SMALL_MAX_GIB, mac_large, cuda, other,
 		       sys, margin_gib());
 	cli_buf_puts(b, "<h3 id=\"differs\">Where these numbers differ from the usual web calculators</h3>\n<ul class=\"diffs\">\n");
 

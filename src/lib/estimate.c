@@ -15,8 +15,8 @@
 #define MIB 1048576.0
 
 /* llama.cpp rounds the KV cache size up to a multiple of 256 cells
- * (src/llama-context.cpp / llama-kv-cache.cpp; design.md): estimate.h. */
-#define KV_PAD CR_KV_PAD_CELLS
+ * (src/llama-context.cpp / llama-kv-cache.cpp; design.md). */
+#define KV_PAD 256u
 
 /* Smallest context worth calling a fit: one default micro-batch (estimate.h). */
 #define MIN_CTX CR_MIN_FIT_CTX
