@@ -114,6 +114,7 @@ typedef struct cr_fit_row {
 	size_t quant_index;     /**< its index into the quants passed to cr_decide_fit */
 	uint32_t context;       /**< context the estimate used, tokens */
 	cr_estimate estimate;   /**< of that quant; zeroed for CR_FIT_CONTEXT */
+	char flash_attn_reason[160]; /**< how flash attention resolved (cr_estimate_setup) */
 } cr_fit_row;
 
 /** Options of a fit. Initialise with CR_FIT_OPTS_INIT. */

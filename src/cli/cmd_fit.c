@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "estimate_out.h"
 
 enum { O_RIG = 1, O_CTX, O_REQUIRE, O_FAMILY, O_LIMIT, O_KV, O_ALL, O_QUANT, O_ALL_QUANTS,
 	O_FA, O_WORKLOAD, O_FORMAT, O_CATALOG };
@@ -160,14 +161,6 @@ static void fmt_rank(char *buf, size_t cap, const cr_fit_row *r, size_t i)
 		snprintf(buf, cap, "-");
 }
 
-static void add_rate(cJSON *o, const char *key, double v, double scale)
-{
-	if (v > 0)
-		cJSON_AddNumberToObject(o, key, round(v * scale) / scale);
-	else
-		cJSON_AddNullToObject(o, key);
-}
-
 static int print_json(const fit_cfg *c, const cr_rig *rig, cli_rig_origin origin,
 		      const cr_fit_row *rows, size_t n, size_t n_reach)
 {
@@ -225,8 +218,8 @@ static int print_json(const fit_cfg *c, const cr_rig *rig, cli_rig_origin origin
 		cJSON_AddNumberToObject(o, "active_params", (double)r->model->active_params);
 		cJSON_AddNumberToObject(o, "context_max", r->model->context_max);
 		cJSON_AddStringToObject(o, "status", cr_fit_status_name(r->status));
-		cJSON_AddNumberToObject(o, "context", r->context);
 		if (r->status == CR_FIT_CONTEXT) {
+			cJSON_AddNumberToObject(o, "context", r->context);
 			cJSON_AddNullToObject(o, "quant");
 			cJSON_AddNullToObject(o, "tier");
 			cJSON_AddItemToArray(res, o);
@@ -234,18 +227,12 @@ static int print_json(const fit_cfg *c, const cr_rig *rig, cli_rig_origin origin
 		}
 		cJSON_AddStringToObject(o, "quant", r->quant->id);
 		cJSON_AddNumberToObject(o, "bpw", r->quant->bpw);
+		/* The estimate as check writes it (estimate_out.c), then the flat
+		 * keys fit has always had, kept for its readers. */
+		cli_json_estimate(o, rig, e, r->flash_attn_reason, NULL);
 		cJSON_AddNumberToObject(o, "weights_bytes", (double)e->memory.weights_bytes);
 		cJSON_AddNumberToObject(o, "total_bytes", (double)e->memory.total_bytes);
 		cJSON_AddNumberToObject(o, "available_bytes", (double)e->memory.available_bytes);
-		cJSON_AddBoolToObject(o, "fits", e->fits);
-		if (e->max_context)
-			cJSON_AddNumberToObject(o, "max_context", e->max_context);
-		else
-			cJSON_AddNullToObject(o, "max_context");
-		cJSON_AddNumberToObject(o, "offload_fraction", round(e->offload_fraction * 1e4) / 1e4);
-		add_rate(o, "decode_tokens_per_s", e->decode_tokens_per_s, 100);
-		add_rate(o, "prefill_tokens_per_s", e->prefill_tokens_per_s, 10);
-		add_rate(o, "time_to_decision_s", e->time_to_decision_s, 1e4);
 		/* Why a speed figure is extrapolated (docs/accuracy.md "Confidence"), or null. */
 		if (e->decode_note[0])
 			cJSON_AddStringToObject(o, "decode_extrapolated", e->decode_note);
@@ -255,7 +242,6 @@ static int print_json(const fit_cfg *c, const cr_rig *rig, cli_rig_origin origin
 			cJSON_AddStringToObject(o, "prefill_extrapolated", e->prefill_note);
 		else
 			cJSON_AddNullToObject(o, "prefill_extrapolated");
-		cJSON_AddStringToObject(o, "tier", cr_tier_name(e->tier));
 		cJSON_AddItemToArray(res, o);
 	}
 	s = cJSON_Print(root);

@@ -13,6 +13,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "estimate_out.h"
 #include "source_model.h"
 
 enum {
@@ -245,57 +246,74 @@ static int inspect_repo(const inspect_cfg *c)
 
 /* ---- one model -------------------------------------------------------------------- */
 
+/* Tensors and bytes by ggml type over all parts. */
+typedef struct type_sum {
+	uint64_t bytes, count, elements;
+} type_sum;
+
+static void sum_types(const cli_gguf *g, type_sum *ts)
+{
+	memset(ts, 0, sizeof(*ts) * CR_GGML_TYPE_COUNT);
+	for (size_t p = 0; p < g->n_parts; p++)
+		for (size_t i = 0; i < cr_gguf_tensor_count(g->parts[p]); i++) {
+			const cr_gguf_tensor *t = cr_gguf_tensor_at(g->parts[p], i);
+
+			ts[t->type].bytes += t->bytes;
+			ts[t->type].count++;
+			ts[t->type].elements += t->n_elements;
+		}
+}
+
 typedef struct mem {
 	uint32_t ctx;
-	uint64_t weights, kv, state, per_token, compute, output;
-	uint64_t overhead, device_weights, device, host; /* the one-GPU figure: total = device */
+	uint64_t weights;         /* the file's tensor bytes */
+	cr_memory one;            /* the single-device figure: total = device */
+	cr_kv_profile kv;         /* growth per token, window caps, state */
 	bool flash_attn;
 	char fa_why[160];
 } mem;
 
-/* The single-device figure (cr_curve_one_gpu_memory, the one `report`
+/* The single-device figure (cr_curve_one_gpu_weights, the one `report`
  * prints): one GPU with room for everything, runtime overhead included,
- * host buffers apart. Prints the estimator's error (a quantized V cache
- * without flash attention) and returns it. */
-static int memory_at(const cr_gguf_model *gm, const inspect_cfg *c, mem *out)
+ * host buffers apart, from the file's exact tensor bytes. The options come
+ * from cr_estimate_resolve_opts (default context, range check, flash
+ * attention for one GPU). Prints the library's error and returns an exit
+ * code. */
+static int memory_at(const cr_gguf_model *gm, const inspect_cfg *c, const type_sum *ts, mem *out)
 {
-	cr_estimate_opts o = c->opts;
-	cr_quant none;
-	cr_rig one;
-	cr_memory e;
+	cr_estimate_request req = CR_ESTIMATE_REQUEST_INIT;
+	cr_estimate_setup set;
+	cr_weights w;
 	cr_error err = { 0, "" };
-	uint64_t a, b;
+	const char *names[CR_GGML_TYPE_COUNT];
+	uint64_t bytes[CR_GGML_TYPE_COUNT];
+	char type[CR_ID_MAX];
 	int rc;
 
-	memset(&none, 0, sizeof(none));
-	cr_curve_one_gpu_rig(&one);
-	out->flash_attn = cr_estimate_resolve_flash_attn(&gm->model, &one, c->fa, out->fa_why,
-							 sizeof(out->fa_why));
-	o.n_ctx = out->ctx;
-	o.type_k = c->kv;
-	o.type_v = c->kv_v;
-	o.flash_attn = out->flash_attn;
-	o.weights_bytes = gm->weights_bytes;
-	if ((rc = cr_curve_one_gpu_memory(&gm->model, &none, &o, &e, &err))) {
-		fprintf(stderr, "clefrun: %s\n", err.message);
-		return rc;
+	req.opts = c->opts;
+	req.opts.type_k = c->kv;
+	req.opts.type_v = c->kv_v;
+	req.n_ctx = c->ctx_given ? c->ctx : 0;
+	req.flash_attn = c->fa;
+	if ((rc = cr_estimate_resolve_opts(&gm->model, NULL, &req, &set, &err))) {
+		cli_request_error(&set, &gm->model, rc, &err);
+		return cli_exit_for_status(rc);
 	}
-	out->weights = gm->weights_bytes; /* the file's tensors */
-	out->kv = e.kv_bytes;
-	out->state = e.state_bytes;
-	out->compute = e.compute_bytes;
-	out->output = e.output_bytes;
-	out->overhead = e.overhead_bytes;
-	out->device = e.device_bytes;
-	out->host = e.host_bytes;
-	out->device_weights = e.device_bytes - e.kv_bytes - e.state_bytes - e.compute_bytes -
-			      e.overhead_bytes;
-	/* Growth per token past every sliding window: full-attention layers only. */
-	o.n_ctx = 1u << 24;
-	a = cr_estimate_kv_bytes(&gm->model, &o);
-	o.n_ctx += 256;
-	b = cr_estimate_kv_bytes(&gm->model, &o);
-	out->per_token = (b - a) / 256;
+	out->ctx = set.opts.n_ctx;
+	out->flash_attn = set.opts.flash_attn;
+	snprintf(out->fa_why, sizeof(out->fa_why), "%s", set.flash_attn_reason);
+	for (uint32_t t = 0; t < CR_GGML_TYPE_COUNT; t++) {
+		names[t] = cr_ggml_type_name(t);
+		bytes[t] = ts[t].bytes;
+	}
+	cr_estimate_weights_type(names, bytes, CR_GGML_TYPE_COUNT, type, sizeof(type));
+	cr_weights_exact(gm->weights_bytes, type, &w);
+	if ((rc = cr_curve_one_gpu_weights(&gm->model, &w, &set.opts, &out->one, &err)) ||
+	    (rc = cr_estimate_kv_profile(&gm->model, &set.opts, &out->kv, &err))) {
+		fprintf(stderr, "clefrun: %s\n", err.message);
+		return cli_exit_for_status(rc);
+	}
+	out->weights = gm->weights_bytes;
 	return CR_OK;
 }
 
@@ -434,24 +452,6 @@ static void model_rows(rows *r, const cli_gguf *g, const cr_gguf_model *gm, cons
 	(void)c;
 }
 
-/* Tensors and bytes by ggml type over all parts. */
-typedef struct type_sum {
-	uint64_t bytes, count, elements;
-} type_sum;
-
-static void sum_types(const cli_gguf *g, type_sum *ts)
-{
-	memset(ts, 0, sizeof(*ts) * CR_GGML_TYPE_COUNT);
-	for (size_t p = 0; p < g->n_parts; p++)
-		for (size_t i = 0; i < cr_gguf_tensor_count(g->parts[p]); i++) {
-			const cr_gguf_tensor *t = cr_gguf_tensor_at(g->parts[p], i);
-
-			ts[t->type].bytes += t->bytes;
-			ts[t->type].count++;
-			ts[t->type].elements += t->n_elements;
-		}
-}
-
 static cJSON *inspect_json(const inspect_cfg *c, const cli_gguf *g, const cr_gguf_model *gm,
 			   const mem *mm, const type_sum *ts)
 {
@@ -547,22 +547,19 @@ static cJSON *inspect_json(const inspect_cfg *c, const cli_gguf *g, const cr_ggu
 		cJSON_AddItemToArray(arr, e);
 	}
 
+	/* The single-device memory: the shared breakdown (estimate_out.c), less
+	 * the capacity of a rig that is only a yardstick, with the file's tensor
+	 * bytes as weights_bytes (the tied output copy is in device_weights_bytes). */
 	o = cJSON_AddObjectToObject(root, "memory");
 	cJSON_AddNumberToObject(o, "context", mm->ctx);
 	cJSON_AddStringToObject(o, "kv_type", cr_kv_type_name(c->kv));
 	cJSON_AddStringToObject(o, "kv_type_v", cr_kv_type_name(c->kv_v));
 	cJSON_AddBoolToObject(o, "flash_attn", mm->flash_attn);
 	cJSON_AddStringToObject(o, "flash_attn_reason", mm->fa_why);
-	cJSON_AddNumberToObject(o, "weights_bytes", (double)mm->weights);
-	cJSON_AddNumberToObject(o, "kv_bytes", (double)mm->kv);
-	cJSON_AddNumberToObject(o, "kv_bytes_per_token", (double)mm->per_token);
-	cJSON_AddNumberToObject(o, "state_bytes", (double)mm->state);
-	cJSON_AddNumberToObject(o, "compute_bytes", (double)mm->compute);
-	cJSON_AddNumberToObject(o, "output_bytes", (double)mm->output);
-	cJSON_AddNumberToObject(o, "overhead_bytes", (double)mm->overhead);
-	cJSON_AddNumberToObject(o, "device_bytes", (double)mm->device);
-	cJSON_AddNumberToObject(o, "host_bytes", (double)mm->host);
-	cJSON_AddNumberToObject(o, "total_bytes", (double)mm->device);
+	cli_json_memory_add(o, &mm->one, false);
+	cJSON_ReplaceItemInObjectCaseSensitive(o, "weights_bytes", cJSON_CreateNumber((double)mm->weights));
+	cJSON_AddNumberToObject(o, "kv_bytes_per_token", (double)mm->kv.bytes_per_token);
+	cJSON_AddNumberToObject(o, "device_weights_bytes", (double)mm->one.device_weights_bytes);
 
 	md = cJSON_AddObjectToObject(root, "metadata");
 	for (size_t i = 0; i < cr_gguf_kv_count(g->parts[0]); i++) {
@@ -723,18 +720,18 @@ static int print_text(const inspect_cfg *c, const cli_gguf *g, const cr_gguf_mod
 	{
 		char pt[64];
 
-		snprintf(pt, sizeof(pt), "%.1f KiB per token", (double)mm->per_token / 1024.0);
+		snprintf(pt, sizeof(pt), "%.1f KiB per token", (double)mm->kv.bytes_per_token / 1024.0);
 		mem_row(&t, "weights", mm->weights, "exact tensor bytes");
-		mem_row(&t, "  on the GPU", mm->device_weights,
+		mem_row(&t, "  on the GPU", mm->one.device_weights_bytes,
 			gm->model.tied_embeddings ? "token embeddings on the host; tied: output copy on the GPU"
 						  : "less the token embeddings, kept on the host");
-		mem_row(&t, "KV cache", mm->kv, pt);
-		if (mm->state)
-			mem_row(&t, "recurrent state", mm->state, "fixed, per sequence");
-		mem_row(&t, "compute buffer", mm->compute, "one GPU");
-		mem_row(&t, "runtime overhead", mm->overhead, "CUDA context and driver");
-		mem_row(&t, "total (one GPU)", mm->device, "what the GPU holds");
-		mem_row(&t, "host", mm->host, "token embeddings + logits, not in the total");
+		mem_row(&t, "KV cache", mm->one.kv_bytes, pt);
+		if (mm->one.state_bytes)
+			mem_row(&t, "recurrent state", mm->one.state_bytes, "fixed, per sequence");
+		mem_row(&t, "compute buffer", mm->one.compute_bytes, "one GPU");
+		mem_row(&t, "runtime overhead", mm->one.overhead_bytes, "CUDA context and driver");
+		mem_row(&t, "total (one GPU)", mm->one.device_bytes, "what the GPU holds");
+		mem_row(&t, "host", mm->one.host_bytes, "token embeddings + logits, not in the total");
 	}
 	cli_table_render(&t, c->fmt, stdout);
 	cli_table_free(&t);
@@ -804,18 +801,9 @@ int cmd_inspect(const cli_globals *g0, int argc, char **argv)
 		rc = EXIT_ERROR;
 		goto out;
 	}
-	if (c.ctx_given && c.ctx > gm->model.context_max) {
-		fprintf(stderr, "clefrun: --ctx %u is above %s's maximum context of %u tokens\n", c.ctx,
-			cli_safe(gm->model.id), gm->model.context_max);
-		rc = EXIT_USAGE;
-		goto out;
-	}
-	mm.ctx = c.ctx_given ? c.ctx : (gm->model.context_max < CR_DEFAULT_CTX ? gm->model.context_max : CR_DEFAULT_CTX);
-	if ((rc = memory_at(gm, &c, &mm))) {
-		rc = cli_exit_for_status(rc);
-		goto out;
-	}
 	sum_types(g, ts);
+	if ((rc = memory_at(gm, &c, ts, &mm)))
+		goto out;
 	rc = c.fmt == FMT_JSON  ? print_json(&c, g, gm, &mm, ts)
 	     : c.fmt == FMT_CSV ? print_csv(&c, g, gm, &mm, ts)
 				: print_text(&c, g, gm, &mm, ts);

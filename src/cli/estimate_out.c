@@ -37,6 +37,13 @@ cJSON *cli_json_memory(const cr_memory *mm, bool with_available)
 {
 	cJSON *o = cJSON_CreateObject();
 
+	if (o)
+		cli_json_memory_add(o, mm, with_available);
+	return o;
+}
+
+void cli_json_memory_add(cJSON *o, const cr_memory *mm, bool with_available)
+{
 	cJSON_AddNumberToObject(o, "weights_bytes", (double)mm->weights_bytes);
 	cJSON_AddNumberToObject(o, "kv_bytes", (double)mm->kv_bytes);
 	cJSON_AddNumberToObject(o, "state_bytes", (double)mm->state_bytes);
@@ -48,7 +55,6 @@ cJSON *cli_json_memory(const cr_memory *mm, bool with_available)
 		cJSON_AddNumberToObject(o, "available_bytes", (double)mm->available_bytes);
 	cJSON_AddNumberToObject(o, "device_bytes", (double)mm->device_bytes);
 	cJSON_AddNumberToObject(o, "host_bytes", (double)mm->host_bytes);
-	return o;
 }
 
 static cJSON *devices_json(const cr_rig *r, const cr_estimate *e)

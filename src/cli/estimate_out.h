@@ -25,6 +25,8 @@ void cli_json_rate(cJSON *o, const char *key, double v, double scale);
  * with_available: false for the single-device figure, whose rig has no
  * meaningful capacity. NULL when out of memory. */
 cJSON *cli_json_memory(const cr_memory *m, bool with_available);
+/* The same keys, added to @p o. */
+void cli_json_memory_add(cJSON *o, const cr_memory *m, bool with_available);
 
 /* The fields of one estimate of a model on @p rig, added to @p o in this
  * order: context, memory, fits, max_context, offload_fraction, gpu_layers,

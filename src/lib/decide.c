@@ -265,6 +265,7 @@ int cr_decide_fit(const cr_model *const *models, size_t n_models, const cr_quant
 		req.flash_attn = opts->flash_attn;
 		rc = cr_estimate_resolve_opts(m, rig, &req, &set, &e);
 		r->context = set.opts.n_ctx;
+		memcpy(r->flash_attn_reason, set.flash_attn_reason, sizeof(r->flash_attn_reason));
 		if (rc == CR_ERR_RANGE && set.bad == CR_REQUEST_CTX) {
 			r->status = CR_FIT_CONTEXT;
 			continue;
