@@ -81,7 +81,7 @@ typedef struct cr_estimate_opts {
 	uint32_t n_ubatch;       /**< physical batch (-ub) */
 	cr_kv_type type_k;       /**< K cache type */
 	cr_kv_type type_v;       /**< V cache type (quantized needs flash attention) */
-	bool flash_attn;         /**< flash attention on (resolve "auto" with cr_estimate_resolve_flash_attn) */
+	bool flash_attn;         /**< flash attention on (cr_estimate_resolve_opts resolves "auto") */
 	uint32_t depth;          /**< tokens already in the cache when decoding, 0 (empty) to n_ctx;
 				      CR_DEPTH_CONTEXT = n_ctx (a full cache) */
 	uint32_t prompt_tokens;  /**< prompt for time-to-decision, at most n_ctx; 0 = min(n_ctx, 2048) */

@@ -459,6 +459,9 @@ static void test_fit_ranking(void **state)
 		o.n_ctx = row->model->context_max < CR_DEFAULT_CTX ? row->model->context_max
 								    : CR_DEFAULT_CTX;
 		assert_int_equal(row->context, o.n_ctx);
+		/* Flash attention resolved per model, as cr_estimate_resolve_opts says. */
+		assert_non_null(strstr(row->flash_attn_reason, "flash attention"));
+		assert_int_equal(row->estimate.flash_attn, strstr(row->flash_attn_reason, " on") != NULL);
 		assert_int_equal(row->estimate.tier, tier_of(row->model, row->quant, r, &o));
 		if (row->status == CR_FIT_REACHES)
 			assert_true(row->estimate.tier <= CR_TIER_OK);

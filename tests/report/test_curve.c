@@ -182,6 +182,39 @@ static void test_one_gpu_memory(void **state)
 			 CR_ERR_RANGE);
 }
 
+/* Exact bytes equal to the preset's size: the same single-device figure and
+ * curve (what inspect's GGUF and report's preset columns rest on). */
+static void test_one_gpu_weights(void **state)
+{
+	static const char *const models[] = { "gemma-3-4b", "llama-3.1-8b", "gpt-oss-20b", "qwen3.5-9b" };
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_rig one;
+	cr_error err = { 0, "" };
+
+	(void)state;
+	cr_curve_one_gpu_rig(&one);
+	for (size_t i = 0; i < sizeof(models) / sizeof(*models); i++) {
+		const cr_model *m = model(models[i]);
+		cr_weights p, x;
+		cr_memory a, b, ca[3], cb[3];
+		uint32_t ctx[3] = { 512, 8192, m->context_max };
+
+		cr_weights_preset(quant("Q4_K_M"), &p);
+		cr_weights_exact(cr_estimate_weights_size(m, &p), NULL, &x);
+		assert_int_equal(cr_curve_one_gpu_memory(m, quant("Q4_K_M"), &o, &a, &err), CR_OK);
+		assert_int_equal(cr_curve_one_gpu_weights(m, &x, &o, &b, &err), CR_OK);
+		assert_memory_equal(&a, &b, sizeof(a));
+		assert_int_equal(b.total_bytes, b.device_bytes);
+		assert_int_equal(b.device_weights_bytes,
+				 b.device_bytes - b.kv_bytes - b.state_bytes - b.compute_bytes - b.overhead_bytes);
+		assert_int_equal(cr_curve_memory(m, quant("Q4_K_M"), &one, &o, ctx, 3, ca, &err), CR_OK);
+		assert_int_equal(cr_curve_memory_weights(m, &x, &one, &o, ctx, 3, cb, &err), CR_OK);
+		assert_memory_equal(ca, cb, sizeof(ca));
+	}
+	assert_int_equal(cr_curve_one_gpu_weights(model("gemma-3-4b"), NULL, &o, &(cr_memory){ 0 }, &err),
+			 CR_ERR_INVALID);
+}
+
 static void test_memory_matches_estimate(void **state)
 {
 	static const struct {
@@ -306,6 +339,7 @@ int main(void)
 		cmocka_unit_test(test_contexts_edges),
 		cmocka_unit_test(test_memory_matches_estimate),
 		cmocka_unit_test(test_one_gpu_memory),
+		cmocka_unit_test(test_one_gpu_weights),
 		cmocka_unit_test(test_one_gpu_rig),
 		cmocka_unit_test(test_memory_errors),
 	};

@@ -1463,6 +1463,318 @@ static void test_resolve_flash_attn(void **state)
 	assert_non_null(strstr(why, "512"));
 }
 
+/* ---- the boundary calls: cr_weights, cr_estimate_resolve_opts, KV profile ---- */
+
+static const char *const boundary_models[] = { "llama-3.1-8b", "gemma-3-27b", "gpt-oss-20b",
+	"deepseek-v3", "clef-flash", "qwen3.5-4b", "llama-3.2-1b", "mistral-7b-v0.1" };
+
+static void assert_same_memory(const cr_memory *a, const cr_memory *b)
+{
+	assert_int_equal(a->weights_bytes, b->weights_bytes);
+	assert_int_equal(a->kv_bytes, b->kv_bytes);
+	assert_int_equal(a->state_bytes, b->state_bytes);
+	assert_int_equal(a->compute_bytes, b->compute_bytes);
+	assert_int_equal(a->output_bytes, b->output_bytes);
+	assert_int_equal(a->overhead_bytes, b->overhead_bytes);
+	assert_int_equal(a->total_bytes, b->total_bytes);
+	assert_int_equal(a->available_bytes, b->available_bytes);
+	assert_int_equal(a->host_bytes, b->host_bytes);
+	assert_int_equal(a->device_bytes, b->device_bytes);
+	assert_int_equal(a->device_weights_bytes, b->device_weights_bytes);
+}
+
+/* Exact bytes equal to a preset's size give the preset's memory, on a GPU,
+ * a CPU and a partial-offload rig; with the preset's base type as the exact
+ * type, the whole estimate (speeds, tier) is the preset's too. */
+static void test_weights_exact_matches_preset(void **state)
+{
+	static const char *const quants[] = { "Q4_K_M", "Q8_0", "F16", "MXFP4" };
+	cr_rig gpu = gpu_rig(24, 1000, 1), cpu, off;
+	cr_error err = { 0, "" };
+	int compared = 0;
+
+	(void)state;
+	assert_int_equal(cr_rig_parse_spec("custom:mem_gb=64,bw_gbs=90,backend=cpu", &cpu, &err), CR_OK);
+	assert_int_equal(cr_rig_parse_spec("custom:mem_gb=8,bw_gbs=400,ram_gb=256,ram_bw_gbs=90", &off, &err),
+			 CR_OK);
+	for (size_t mi = 0; mi < sizeof(boundary_models) / sizeof(*boundary_models); mi++) {
+		const cr_model *m = model(boundary_models[mi]);
+
+		for (size_t qi = 0; qi < sizeof(quants) / sizeof(*quants); qi++) {
+			const cr_rig *rigs[3] = { &gpu, &cpu, &off };
+			const cr_quant *q = quant(quants[qi]);
+			cr_weights preset, exact, typed;
+			cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+
+			cr_weights_preset(q, &preset);
+			assert_int_equal(cr_estimate_weights_size(m, &preset), cr_estimate_weights_bytes(m, q, &o));
+			cr_weights_exact(cr_estimate_weights_size(m, &preset), NULL, &exact);
+			cr_weights_exact(cr_estimate_weights_size(m, &preset), q->base_type, &typed);
+			assert_string_equal(exact.type, "");
+			for (int r = 0; r < 3; r++) {
+				cr_estimate a, b, c;
+
+				assert_int_equal(cr_estimate_run(m, q, rigs[r], &o, &a, &err), CR_OK);
+				assert_int_equal(cr_estimate_run_weights(m, &preset, rigs[r], &o, &b, &err), CR_OK);
+				assert_same_memory(&a.memory, &b.memory);
+				assert_true(a.decode_tokens_per_s == b.decode_tokens_per_s);
+				assert_int_equal(cr_estimate_run_weights(m, &exact, rigs[r], &o, &b, &err), CR_OK);
+				assert_same_memory(&a.memory, &b.memory);
+				assert_int_equal(a.max_context, b.max_context);
+				assert_int_equal(a.fits, b.fits);
+				assert_int_equal(cr_estimate_run_weights(m, &typed, rigs[r], &o, &c, &err), CR_OK);
+				assert_same_memory(&a.memory, &c.memory);
+				assert_true(a.decode_tokens_per_s == c.decode_tokens_per_s);
+				assert_true(a.prefill_tokens_per_s == c.prefill_tokens_per_s);
+				assert_int_equal(a.tier, c.tier);
+				compared++;
+			}
+		}
+	}
+	assert_int_equal(compared, 8 * 4 * 3);
+}
+
+/* The deprecated opts.weights_bytes and exact cr_weights agree; exact
+ * weights ignore it. */
+static void test_weights_exact_vs_override(void **state)
+{
+	const cr_model *m = model("llama-3.1-8b");
+	cr_rig r = gpu_rig(24, 1000, 1);
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_weights w;
+	cr_estimate a, b;
+	cr_error err = { 0, "" };
+
+	(void)state;
+	o.weights_bytes = 5000000000ull;
+	assert_int_equal(cr_estimate_run(m, quant("Q4_K_M"), &r, &o, &a, &err), CR_OK);
+	cr_weights_exact(5000000000ull, "Q4_K", &w);
+	o.weights_bytes = 123; /* ignored for exact weights */
+	assert_int_equal(cr_estimate_run_weights(m, &w, &r, &o, &b, &err), CR_OK);
+	assert_same_memory(&a.memory, &b.memory);
+	assert_true(cr_estimate_weights_bpw(m, &w) > 4.9 && cr_estimate_weights_bpw(m, &w) < 5.0);
+	assert_true(cr_estimate_weights_bpw(m, &(cr_weights){ .kind = CR_WEIGHTS_PRESET,
+							       .preset = quant("Q8_0") }) == quant("Q8_0")->bpw);
+	/* Refused: no bytes, no preset, no weights. */
+	cr_weights_exact(0, NULL, &w);
+	assert_int_equal(cr_estimate_run_weights(m, &w, &r, &o, &b, &err), CR_ERR_INVALID);
+	cr_weights_preset(NULL, &w);
+	assert_int_equal(cr_estimate_run_weights(m, &w, &r, &o, &b, &err), CR_ERR_INVALID);
+	assert_int_equal(cr_estimate_run_weights(m, NULL, &r, &o, &b, &err), CR_ERR_INVALID);
+	assert_int_equal(cr_estimate_weights_size(m, NULL), 0);
+}
+
+static void test_weights_type(void **state)
+{
+	const char *const names[] = { "F32", "Q4_K", "Q6_K", NULL };
+	const uint64_t bytes[] = { 100, 4000, 4000, 9000 };
+	char t[CR_ID_MAX];
+
+	(void)state;
+	cr_estimate_weights_type(names, bytes, 3, t, sizeof(t));
+	assert_string_equal(t, "Q4_K"); /* a tie goes to the earlier */
+	cr_estimate_weights_type(names, bytes, 4, t, sizeof(t));
+	assert_string_equal(t, "Q4_K"); /* a NULL name is skipped */
+	cr_estimate_weights_type(names, bytes, 0, t, sizeof(t));
+	assert_string_equal(t, "");
+}
+
+/* The default context, the range checks and flash attention of one call. */
+static void test_resolve_opts(void **state)
+{
+	cr_estimate_request req = CR_ESTIMATE_REQUEST_INIT;
+	cr_estimate_setup set;
+	cr_error err = { 0, "" };
+	cr_rig r = gpu_rig(24, 1000, 1);
+	cr_model big_heads;
+
+	(void)state;
+	/* Defaults: 8192, or the model's maximum when smaller. */
+	assert_int_equal(cr_estimate_resolve_opts(model("llama-3.1-8b"), &r, &req, &set, &err), CR_OK);
+	assert_int_equal(set.opts.n_ctx, CR_DEFAULT_CTX);
+	assert_int_equal(set.bad, CR_REQUEST_OK);
+	assert_true(set.opts.flash_attn);
+	assert_non_null(strstr(set.flash_attn_reason, "auto resolved to on"));
+	assert_int_equal(cr_estimate_resolve_opts(model("llama-2-7b"), NULL, &req, &set, &err), CR_OK);
+	assert_int_equal(set.opts.n_ctx, 4096);
+	/* The rest of the request passes through. */
+	req.opts.n_seq = 3;
+	req.opts.type_k = CR_KV_Q8_0;
+	req.n_ctx = 32768;
+	req.flash_attn = CR_FA_OFF;
+	assert_int_equal(cr_estimate_resolve_opts(model("llama-3.1-8b"), &r, &req, &set, &err), CR_OK);
+	assert_int_equal(set.opts.n_ctx, 32768);
+	assert_int_equal(set.opts.n_seq, 3);
+	assert_int_equal(set.opts.type_k, CR_KV_Q8_0);
+	assert_false(set.opts.flash_attn);
+	assert_non_null(strstr(set.flash_attn_reason, "as requested"));
+	/* Above the maximum: the estimator's range error, the input named by code. */
+	req = (cr_estimate_request)CR_ESTIMATE_REQUEST_INIT;
+	req.n_ctx = 4097;
+	assert_int_equal(cr_estimate_resolve_opts(model("llama-2-7b"), &r, &req, &set, &err), CR_ERR_RANGE);
+	assert_int_equal(set.bad, CR_REQUEST_CTX);
+	assert_int_equal(set.bad_value, 4097);
+	assert_int_equal(set.bad_limit, 4096);
+	assert_string_equal(err.message, "context 4097 is above llama-2-7b's maximum of 4096 tokens");
+	assert_null(strstr(err.message, "--"));
+	{
+		/* The same message as cr_estimate_run's own check. */
+		cr_estimate e;
+		cr_error e2 = { 0, "" };
+		cr_estimate_opts o = set.opts;
+
+		assert_int_equal(cr_estimate_run(model("llama-2-7b"), quant("Q4_K_M"), &r, &o, &e, &e2),
+				 CR_ERR_RANGE);
+		assert_string_equal(e2.message, err.message);
+	}
+	req.n_ctx = 0;
+	req.opts.depth = 9000;
+	assert_int_equal(cr_estimate_resolve_opts(model("llama-3.1-8b"), &r, &req, &set, &err), CR_ERR_RANGE);
+	assert_int_equal(set.bad, CR_REQUEST_DEPTH);
+	assert_int_equal(set.bad_value, 9000);
+	assert_int_equal(set.bad_limit, 8192);
+	assert_null(strstr(err.message, "--"));
+	req.opts.depth = CR_DEPTH_CONTEXT;
+	req.opts.prompt_tokens = 8193;
+	assert_int_equal(cr_estimate_resolve_opts(model("llama-3.1-8b"), &r, &req, &set, &err), CR_ERR_RANGE);
+	assert_int_equal(set.bad, CR_REQUEST_PROMPT);
+	assert_int_equal(set.bad_limit, 8192);
+	req.opts.prompt_tokens = 8192;
+	assert_int_equal(cr_estimate_resolve_opts(model("llama-3.1-8b"), &r, &req, &set, &err), CR_OK);
+	/* Flash attention auto: off for head sizes without a kernel. */
+	big_heads = *model("llama-3.1-8b");
+	big_heads.head_dim_k = big_heads.head_dim_v = 512;
+	req = (cr_estimate_request)CR_ESTIMATE_REQUEST_INIT;
+	assert_int_equal(cr_estimate_resolve_opts(&big_heads, NULL, &req, &set, &err), CR_OK);
+	assert_false(set.opts.flash_attn);
+	assert_non_null(strstr(set.flash_attn_reason, "resolved to off"));
+	/* Missing arguments and a model without a maximum context. */
+	assert_int_equal(cr_estimate_resolve_opts(NULL, &r, &req, &set, &err), CR_ERR_INVALID);
+	assert_int_equal(cr_estimate_resolve_opts(&big_heads, &r, NULL, &set, &err), CR_ERR_INVALID);
+	assert_int_equal(cr_estimate_resolve_opts(&big_heads, &r, &req, NULL, &err), CR_ERR_INVALID);
+	big_heads.context_max = 0;
+	assert_int_equal(cr_estimate_resolve_opts(&big_heads, &r, &req, &set, &err), CR_ERR_INVALID);
+}
+
+/* The KV profile is what cr_estimate_run's memory is made of: its totals
+ * equal the estimate's, and its per-token growth equals the finite
+ * difference of the estimate's KV bytes past every window, for plain,
+ * sliding, MLA and hybrid models at several KV types and sequence counts. */
+static void test_kv_profile_matches_estimate(void **state)
+{
+	static const cr_kv_type types[] = { CR_KV_F16, CR_KV_Q8_0, CR_KV_Q4_0 };
+	cr_rig r = gpu_rig(4096, 1000, 1);
+	cr_error err = { 0, "" };
+	int checked = 0;
+
+	(void)state;
+	for (size_t mi = 0; mi < sizeof(boundary_models) / sizeof(*boundary_models); mi++) {
+		const cr_model *m = model(boundary_models[mi]);
+
+		for (size_t ti = 0; ti < 3; ti++) {
+			for (uint32_t seq = 1; seq <= 4; seq *= 2) {
+				cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+				cr_kv_profile p, p2;
+				cr_estimate a, b;
+				/* Two contexts past every window, one 256-cell block apart per stream. */
+				uint32_t c1 = m->context_max - 256 * seq, c2 = m->context_max;
+
+				o.type_k = o.type_v = types[ti];
+				o.n_seq = seq;
+				o.n_ctx = c1;
+				assert_int_equal(cr_estimate_kv_profile(m, &o, &p, &err), CR_OK);
+				assert_int_equal(cr_estimate_run(m, quant("Q4_K_M"), &r, &o, &a, &err), CR_OK);
+				assert_int_equal(p.kv_bytes, a.memory.kv_bytes);
+				assert_int_equal(p.kv_bytes, cr_estimate_kv_bytes(m, &o));
+				assert_int_equal(p.state_bytes, a.memory.state_bytes);
+				assert_int_equal(p.bytes_per_token, a.kv_bytes_per_token);
+				assert_int_equal(p.full_bytes + p.sliding_bytes, p.kv_bytes);
+				assert_int_equal(p.cells_full, a.kv_cells_full);
+				assert_int_equal(p.cells_sliding, a.kv_cells_swa);
+				assert_int_equal(p.cell_pad, 256);
+				assert_int_equal(p.streams, seq);
+				o.n_ctx = c2;
+				assert_int_equal(cr_estimate_kv_profile(m, &o, &p2, &err), CR_OK);
+				assert_int_equal(cr_estimate_run(m, quant("Q4_K_M"), &r, &o, &b, &err), CR_OK);
+				assert_int_equal((b.memory.kv_bytes - a.memory.kv_bytes) / (c2 - c1), p.bytes_per_token);
+				assert_int_equal((b.memory.kv_bytes - a.memory.kv_bytes) % (c2 - c1), 0);
+				/* Sliding layers stopped growing at their cap. */
+				assert_int_equal(p2.sliding_bytes, p.sliding_bytes);
+				assert_int_equal(p.cells_sliding, p.cells_sliding_cap);
+				assert_int_equal(p.sliding_bytes, p.sliding_cell_bytes * p.cells_sliding_cap);
+				if (m->window)
+					assert_true(p.cells_sliding_cap > 0 && p.cells_sliding_cap < p.cells_full);
+				assert_int_equal(p.full_layers + p.sliding_layers + p.recurrent_layers,
+						 cr_model_kv_layers(m) + cr_model_count_layers(m, CR_LAYER_RECURRENT));
+				checked++;
+			}
+		}
+	}
+	assert_int_equal(checked, 8 * 3 * 3);
+}
+
+/* Below the window the sliding layers grow; the cap is where they stop. */
+static void test_kv_profile_window_cap(void **state)
+{
+	const cr_model *m = model("gemma-3-27b");
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_kv_profile p;
+	cr_error err = { 0, "" };
+
+	(void)state;
+	o.n_ctx = 512;
+	assert_int_equal(cr_estimate_kv_profile(m, &o, &p, &err), CR_OK);
+	assert_int_equal(p.cells_full, 512);
+	assert_int_equal(p.cells_sliding, 512);
+	/* pad(1024 + 512, 256) = 1536 (llama-kv-cache-iswa.cpp) */
+	assert_int_equal(p.cells_sliding_cap, 1536);
+	assert_true(p.sliding_layers > 0 && p.full_layers > 0);
+	o.swa_full = true;
+	o.n_ctx = 8192;
+	assert_int_equal(cr_estimate_kv_profile(m, &o, &p, &err), CR_OK);
+	assert_int_equal(p.cells_sliding, 8192);
+	assert_int_equal(p.cells_sliding_cap, 8192);
+	/* Errors. */
+	o.n_ctx = 0;
+	assert_int_equal(cr_estimate_kv_profile(m, &o, &p, &err), CR_ERR_INVALID);
+	assert_int_equal(cr_estimate_kv_profile(NULL, &o, &p, &err), CR_ERR_INVALID);
+	assert_int_equal(cr_estimate_kv_profile(m, &o, NULL, &err), CR_ERR_INVALID);
+}
+
+/* device_weights_bytes: what stays of device_bytes once the other device
+ * terms are taken out, on one GPU; less with layers offloaded; 0 on a CPU. */
+static void test_device_weights(void **state)
+{
+	cr_rig gpu = gpu_rig(80, 1000, 1), cpu, off;
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_estimate e;
+	cr_error err = { 0, "" };
+
+	(void)state;
+	assert_int_equal(cr_rig_parse_spec("custom:mem_gb=64,bw_gbs=90,backend=cpu", &cpu, &err), CR_OK);
+	assert_int_equal(cr_rig_parse_spec("custom:mem_gb=24,bw_gbs=1000,ram_gb=256,ram_bw_gbs=90", &off, &err),
+			 CR_OK);
+	for (size_t mi = 0; mi < sizeof(boundary_models) / sizeof(*boundary_models); mi++) {
+		const cr_model *m = model(boundary_models[mi]);
+		const cr_memory *mm = &e.memory;
+
+		if (m->params > 100000000000ull)
+			continue; /* deepseek-v3 does not fit 80 GiB */
+		assert_int_equal(cr_estimate_run(m, quant("Q4_K_M"), &gpu, &o, &e, &err), CR_OK);
+		assert_int_equal(e.offload_fraction, 0);
+		assert_int_equal(mm->device_weights_bytes, mm->device_bytes - mm->kv_bytes - mm->state_bytes -
+								    mm->compute_bytes - mm->overhead_bytes);
+		assert_true(mm->device_weights_bytes < mm->weights_bytes);
+		assert_int_equal(cr_estimate_run(m, quant("Q4_K_M"), &cpu, &o, &e, &err), CR_OK);
+		assert_int_equal(mm->device_weights_bytes, 0);
+	}
+	o.gpu_layers = 40;
+	assert_int_equal(cr_estimate_run(model("llama-3.1-70b"), quant("Q4_K_M"), &off, &o, &e, &err), CR_OK);
+	assert_true(e.offload_fraction > 0.4 && e.offload_fraction < 0.6);
+	assert_true(e.memory.device_weights_bytes < e.memory.weights_bytes * 0.6);
+	assert_true(e.memory.device_weights_bytes > e.memory.weights_bytes * 0.4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1508,6 +1820,13 @@ int main(void)
 		cmocka_unit_test(test_memory_totals),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_resolve_flash_attn),
+		cmocka_unit_test(test_weights_exact_matches_preset),
+		cmocka_unit_test(test_weights_exact_vs_override),
+		cmocka_unit_test(test_weights_type),
+		cmocka_unit_test(test_resolve_opts),
+		cmocka_unit_test(test_kv_profile_matches_estimate),
+		cmocka_unit_test(test_kv_profile_window_cap),
+		cmocka_unit_test(test_device_weights),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
