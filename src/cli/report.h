@@ -88,7 +88,7 @@ typedef struct cli_chart {
  * element is valid inline in HTML). */
 void cli_svg_chart(cli_buf *b, const cli_chart *c, bool standalone);
 
-/* ---- the numbers both commands use (report_data.c; options: cmd_report.c) ---- */
+/* ---- the numbers both commands use (report_data.c) ----------------------------- */
 
 #define RPT_MAX_RIGS 64
 #define RPT_MAX_QUANTS 24
@@ -165,7 +165,7 @@ typedef struct rpt_data {
 	cr_catalog *cat;
 } rpt_data;
 
-/* Option ids shared by both commands' tables (cmd_report.c). */
+/* Option ids shared by both commands' tables. */
 enum {
 	RPT_O_MODEL = 1, RPT_O_RIG, RPT_O_QUANT, RPT_O_CTX, RPT_O_KV, RPT_O_WORKLOAD, RPT_O_OUTPUT,
 	RPT_O_FORMAT, RPT_O_CATALOG, RPT_O_REVISION, RPT_O_HEADER_ONLY

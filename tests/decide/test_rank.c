@@ -6,9 +6,15 @@
  * fits; the argument errors; and real estimates of a catalog model on
  * three catalog rigs.
  */
-#include "unit.h"
-
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
 
 #include "clefrun/catalog.h"
 #include "clefrun/estimate.h"
