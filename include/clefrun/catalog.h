@@ -135,6 +135,16 @@ typedef enum cr_vendor {
 	CR_VENDOR_COUNT
 } cr_vendor;
 
+/** Default usable_fraction of a device, by memory kind and platform, when the
+ *  catalog or a spec gives none (docs/methodology.md "Usable memory"; the
+ *  sources are cited in src/lib/catalog.c). Discrete memory: 1. */
+#define CR_USABLE_METAL_SMALL (2.0 / 3.0)     /**< macOS GPU wired limit, up to CR_USABLE_METAL_SMALL_MAX_GIB */
+#define CR_USABLE_METAL_SMALL_MAX_GIB 36.0    /**< largest RAM, GiB, that gets CR_USABLE_METAL_SMALL */
+#define CR_USABLE_METAL_LARGE 0.75            /**< macOS GPU wired limit above that */
+#define CR_USABLE_UNIFIED_CUDA 0.79           /**< Linux CUDA unified memory (DGX Spark, Jetson) */
+#define CR_USABLE_UNIFIED_OTHER 0.75          /**< ROCm/Vulkan unified memory (Strix Halo) */
+#define CR_USABLE_SYSTEM 0.9                  /**< system RAM (a clefrun policy) */
+
 /** A group of identical devices within a rig. */
 typedef struct cr_device {
 	char name[CR_NAME_MAX];

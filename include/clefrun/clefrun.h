@@ -9,6 +9,7 @@
  *  - rig.h      ad-hoc rigs from a "custom:" spec
  *  - estimate.h the pure estimator: memory, speed, fit tier, max context
  *  - curve.h    memory against context, the series behind the report and charts
+ *  - rank.h     the smallest rig that fits, from estimates
  *  - decide.h   best quant per model and rig; ranked "what fits" (fit)
  *  - userrigs.h saved rigs in $XDG_CONFIG_HOME/clefrun/rigs.json
  *  - detect.h   this machine as a rig; memory-bandwidth probe
@@ -27,6 +28,7 @@
 #include "clefrun/rig.h"
 #include "clefrun/estimate.h"
 #include "clefrun/curve.h"
+#include "clefrun/rank.h"
 #include "clefrun/file.h"
 #include "clefrun/decide.h"
 #include "clefrun/userrigs.h"

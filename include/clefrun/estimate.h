@@ -103,6 +103,12 @@ typedef struct cr_estimate_opts {
 #define CR_DEFAULT_CTX 8192u
 /** llama.cpp's default free-memory margin per device (common/common.h fit_params_target). */
 #define CR_DEFAULT_HEADROOM_BYTES (1024ull << 20)
+/** Runtime overhead charged per discrete GPU: CUDA/ROCm/Vulkan context, cuBLAS
+ *  workspace, driver reservation (design.md 0.3-0.8 GB; one logged case 770 MiB,
+ *  calibration/measured_memory.md §3). */
+#define CR_DISCRETE_RUNTIME_BYTES (512ull << 20)
+/** Smallest context worth calling a fit: one default micro-batch (n_ubatch). */
+#define CR_MIN_FIT_CTX 512u
 /** Default prompt for time-to-decision. */
 #define CR_DEFAULT_PROMPT_TOKENS 2048u
 /** Decide workload: fast when a decision takes at most 1 s, ok up to 5 s (clefrun's thresholds:

@@ -1,15 +1,18 @@
 /*
  * The report and the chart (clefrun report, clefrun chart; docs/report.md).
  *
- * Three layers, one file each:
- *   html.c        a growable text buffer, escaping for HTML and SVG text and
- *                 attributes, and the atomic write of the finished file;
- *   svg.c         the memory-against-context chart as one <svg> element,
- *                 standalone or inline in the page;
- *   cmd_report.c  the options both commands share, the numbers (every one
- *                 from the library: cr_estimate_run, cr_curve_memory,
- *                 cr_decide_best_quant), and the HTML page;
- *   cmd_chart.c   the chart alone.
+ * The layers, one file each:
+ *   html.c         a growable text buffer, escaping for HTML and SVG text and
+ *                  attributes, and the atomic write of the finished file;
+ *   svg.c          the memory-against-context chart as one <svg> element,
+ *                  standalone or inline in the page;
+ *   report_data.c  the numbers (rpt_data: everything the page and the chart
+ *                  show, every one from the library: cr_estimate_run,
+ *                  cr_curve_memory, cr_decide_best_quant);
+ *   report_html.c  the HTML page from rpt_data (report_html.h), with the
+ *                  style sheet src/cli/report.css embedded at build time;
+ *   cmd_report.c   the options both commands share and clefrun report;
+ *   cmd_chart.c    the chart alone: report_data.c and svg.c, not the page.
  *
  * Every string from a catalog, a rig spec or a GGUF header goes through
  * cli_buf_esc: GGUF names are hostile ("<script>", "&", quotes, bytes that
@@ -85,27 +88,29 @@ typedef struct cli_chart {
  * element is valid inline in HTML). */
 void cli_svg_chart(cli_buf *b, const cli_chart *c, bool standalone);
 
-/* ---- the numbers both commands use (cmd_report.c) ---------------------------- */
+/* ---- the numbers both commands use (report_data.c) ----------------------------- */
 
 #define RPT_MAX_RIGS 64
 #define RPT_MAX_QUANTS 24
 
 typedef struct rpt_quant {
-	const cr_quant *quant;    /* a catalog preset, or a stand-in for a GGUF file */
+	const cr_quant *quant;    /* the catalog preset; NULL for a GGUF file */
+	cr_weights weights;       /* the preset, or the GGUF's exact tensor bytes */
 	char label[CR_ID_MAX];
-	uint64_t weights_opt;     /* cr_estimate_opts.weights_bytes: exact GGUF bytes, else 0 */
+	double bpw;               /* bits per weight (cr_estimate_weights_bpw) */
 	uint64_t weights_bytes;   /* what the estimator counts as the file's weights */
 	cr_memory at_ctx;         /* one GPU at the report's context */
 	cr_memory at_max;         /* one GPU at the model's maximum context */
 	double curve_gib[CR_CURVE_MAX_POINTS]; /* one GPU, at rpt_data.curve_ctx */
-	int smallest_ctx;         /* smallest rig (usable memory) that fits the report's context; -1 */
+	int smallest_ctx;         /* smallest rig (rank.h) that fits the report's context; -1 */
 	int smallest_max;         /* ... that fits the model's whole context; -1 */
 } rpt_quant;
 
 typedef struct rpt_rig {
 	const cr_rig *rig;
 	cr_estimate est[RPT_MAX_QUANTS]; /* per quant, at the report's context */
-	int best;                 /* quant index: best quant (decide.h) reaching ok; -1: none fits */
+	int best;                 /* quant index: best quant (decide.h) reaching ok; -1: none fits,
+				     or a GGUF file (one quant: no choice, the column is not shown) */
 	cr_tier best_tier;
 	bool best_reaches;        /* best reaches ok; false: the closest (fastest that fits) */
 	unsigned n_gpus;          /* accelerators (discrete or unified) */
@@ -129,10 +134,22 @@ typedef struct rpt_cfg {
 	cli_globals g;
 } rpt_cfg;
 
+/* The KV cache in figures, for the page's words. */
+typedef struct rpt_kv {
+	unsigned layers, kv_layers, swa, rec;
+	uint64_t per_token;    /* growth per token of context, at the report's KV type */
+	uint64_t at_max;       /* KV bytes at the model's maximum context */
+	uint64_t swa_cap;      /* KV bytes of the sliding layers once full */
+	uint64_t state;        /* recurrent state, bytes */
+	uint64_t naive_token;  /* the usual calculators: every layer, f16, widest KV */
+	uint64_t f16_token;    /* per_token at f16 */
+	uint32_t cell_pad;     /* cells are allocated in multiples of this */
+} rpt_kv;
+
 typedef struct rpt_data {
 	cli_model cm;             /* the model (a copy) and where it came from */
-	cr_estimate_opts opts;    /* context, KV type, flash attention, workload */
-	char fa_why[160];
+	cr_estimate_opts opts;    /* the one-GPU figure's: cr_estimate_resolve_opts without a rig */
+	char fa_why[160];         /* how flash attention resolved for it */
 	rpt_quant q[RPT_MAX_QUANTS];
 	int n_q;
 	int primary;              /* the quant of the rig table and the chart's markers */
@@ -141,6 +158,10 @@ typedef struct rpt_data {
 	cr_rig scratch[RPT_MAX_RIGS]; /* custom, saved and local rigs */
 	uint32_t curve_ctx[CR_CURVE_MAX_POINTS];
 	size_t n_curve;
+	rpt_kv kv;
+	int multi;                /* the first rig with several GPUs and a decode speed; -1 none */
+	double multi_agg_gbs;     /* its accelerators' bandwidth added up, GB/s */
+	double multi_naive_tps;   /* the calculators' 0.5 x multi_agg_gbs / file size, tokens/s */
 	cr_catalog *cat;
 } rpt_data;
 

@@ -238,18 +238,17 @@ static int read_quant(jr_ctx *c, const cJSON *o, cr_quant *q)
  *   "Strix Halo system optimization");
  * - system: 0.9, leaving a tenth of RAM to the OS and other programs
  *   (a clefrun policy, not a measurement). */
-#define MACOS_SMALL_GIB 36.0
 double cr_default_usable_fraction(const cr_device *d)
 {
 	switch (d->kind) {
 	case CR_MEM_UNIFIED:
 		if (d->backend == CR_BACKEND_METAL)
-			return d->memory_gib <= MACOS_SMALL_GIB ? 2.0 / 3.0 : 0.75;
+			return d->memory_gib <= CR_USABLE_METAL_SMALL_MAX_GIB ? CR_USABLE_METAL_SMALL : CR_USABLE_METAL_LARGE;
 		if (d->backend == CR_BACKEND_CUDA)
-			return 0.79;
-		return 0.75;
+			return CR_USABLE_UNIFIED_CUDA;
+		return CR_USABLE_UNIFIED_OTHER;
 	case CR_MEM_SYSTEM:
-		return 0.9;
+		return CR_USABLE_SYSTEM;
 	default:
 		return 1.0;
 	}

@@ -18,14 +18,15 @@
  * (src/llama-context.cpp / llama-kv-cache.cpp; design.md). */
 #define KV_PAD 256u
 
-/* Smallest context worth calling a fit: one default micro-batch. */
-#define MIN_CTX 512u
+/* Smallest context worth calling a fit: one default micro-batch (estimate.h). */
+#define MIN_CTX CR_MIN_FIT_CTX
 
 /* CUDA/ROCm/Vulkan context, cuBLAS workspace and driver reservation per
  * discrete GPU: design.md gives 0.3-0.8 GB; the one logged case is 770 MiB
  * reserved by the driver on a 6 GiB laptop GPU (calibration/measured_memory.md
- * §3). clefrun charges 512 MiB; unified memory is covered by usable_fraction. */
-#define DISCRETE_RUNTIME_BYTES (512.0 * MIB)
+ * §3). clefrun charges 512 MiB (estimate.h); unified memory is covered by
+ * usable_fraction. */
+#define DISCRETE_RUNTIME_BYTES ((double)CR_DISCRETE_RUNTIME_BYTES)
 
 /* ggml block layout of the KV cache types (gguf-py/gguf/constants.py,
  * GGML_QUANT_SIZES): elements per block, bytes per block. */

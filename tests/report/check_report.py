@@ -10,7 +10,9 @@ html     the page is well-formed HTML (every element closed in order, void
          <link>, no @import or url(), no http(s) or protocol-relative
          src/href, no event handlers), has its sections, one row per rig and
          quant, and the same tiers as 'clefrun check --format json' with the
-         same options; the chart parses as XML with width, height, viewBox,
+         same options; the figures its prose states (runtime, usable shares,
+         margin, KV padding) are what clefrun check does on custom rigs; the
+         chart parses as XML with width, height, viewBox,
          <title> and <desc>; output is byte-for-byte reproducible.
 hostile  a GGUF file (and a catalog) whose strings carry <script>, &, quotes,
          control characters and bytes that are not UTF-8: all of it escaped,
@@ -276,6 +278,90 @@ def check_svg(path_or_bytes, what, quants=None, title_prefix=None):
     return root
 
 
+# ---- the prose's figures are the library's ---------------------------------------
+
+def check_json(args, *cli):
+    """The first result of 'clefrun check --format json'; None (a failure) when there is none."""
+    r = run(args, "check", *cli, "--format", "json", ok=(0, 3))
+    try:
+        return json.loads(r.stdout)["results"][0]
+    except (ValueError, KeyError, IndexError) as e:
+        fail("clefrun check %s: no result: %s" % (" ".join(cli), e))
+        return None
+
+
+def prose_numbers(text, pattern, what):
+    """Every match of pattern (one group, a number) in the page; a failure when there is none."""
+    found = re.findall(pattern, text)
+    check(found, "report prose: no %s (%r)" % (what, pattern))
+    return found
+
+
+def share(word):
+    """'2/3' or '79&#160;%' as a number."""
+    if "/" in word:
+        n, d = word.split("/")
+        return int(n) / int(d)
+    return float(word.split("&")[0]) / 100
+
+
+def check_prose_constants(args, text):
+    """The figures the page's prose states (runtime overhead, usable shares, the margin, the KV
+    padding) are what the library does, measured through clefrun check on custom rigs: the words
+    follow the estimator, not a copy of its constants."""
+    probe = ["--model", "llama-3.2-1b", "--quant", "Q4_K_M"]
+    gib = 1 << 30
+    # Runtime charged per discrete GPU.
+    r = check_json(args, *probe, "--rig", "custom:mem_gb=24,bw_gbs=1000", "--ctx", "1")
+    if r is None:
+        return
+    for pat in (r"compute buffer and ([\d.]+)&#160;MiB of runtime", r"less ([\d.]+)&#160;MiB of runtime",
+                r"([\d.]+)&#160;MiB per GPU go to the driver"):
+        for x in prose_numbers(text, pat, "runtime overhead"):
+            check(float(x) * (1 << 20) == r["memory"]["overhead_bytes"],
+                  "report prose: %s MiB of runtime, the estimator charges %d bytes" % (x, r["memory"]["overhead_bytes"]))
+    # The margin: tight just below total + margin, not just above.
+    margins = set()
+    for pat in (r"llama.cpp&#39;s ([\d.]+)&#160;GiB margin free", r"keeps ([\d.]+)&#160;GiB free per device",
+                r"fits with less than ([\d.]+) GiB free"):
+        margins.update(prose_numbers(text, pat, "margin"))
+    check(len(margins) == 1, "report prose: the margin is stated as %s" % sorted(margins))
+    for x in margins:
+        for delta, tight in ((-0.01, True), (0.01, False)):
+            mem = (r["memory"]["total_bytes"] + float(x) * gib) / gib + delta
+            t = check_json(args, *probe, "--rig", "custom:mem_gb=%.4f,bw_gbs=1000" % mem, "--ctx", "1")
+            check(t is not None and (t["tier"] == "tight") == tight,
+                  "report prose: a %s GiB margin, but %.4f GiB gives tier %s" % (x, mem, t and t["tier"]))
+    # KV cells padded to a multiple of N: 1 and N tokens the same cache, N + 1 more.
+    for x in prose_numbers(text, r"cells = the context rounded up to (\d+),", "KV padding"):
+        kv = [check_json(args, *probe, "--rig", "custom:mem_gb=24,bw_gbs=1000", "--ctx", str(c))
+              for c in (1, int(x), int(x) + 1)]
+        if None not in kv:
+            kv = [k["memory"]["kv_bytes"] for k in kv]
+            check(kv[0] == kv[1] < kv[2], "report prose: cells rounded up to %s, KV bytes %s" % (x, kv))
+
+    def usable(spec, gb):
+        t = check_json(args, *probe, "--rig", "custom:mem_gb=%s,bw_gbs=200,%s" % (gb, spec))
+        return t["devices"][0]["usable_bytes_per_device"] / (float(gb) * gib) if t else -1
+
+    m = re.search(r"macOS (\S+) of RAM up to ([\d.]+)&#160;GiB, (\S+) above; Linux CUDA (\S+); "
+                  r"Strix Halo (\S+); or the rig&#39;s own figure\); system RAM (\S+)\.", text)
+    if not check(m, "report prose: the usable-memory formula is missing"):
+        return
+    small, edge, large, cuda, other, system = m.groups()
+    for word, spec, gb in ((small, "backend=metal", edge), (large, "backend=metal", float(edge) + 0.5),
+                           (cuda, "backend=cuda,kind=unified", 128),
+                           (other, "backend=vulkan,kind=unified", 128),
+                           (system, "backend=cpu", 64)):
+        got = usable(spec, gb)
+        check(abs(got - share(word)) < 5e-4,
+              "report prose: %s of %s GB %s usable, the library gives %.4f" % (word, gb, spec, got))
+    w = re.search(r"the GPU of a Mac gets (\S+) to (\S+) of its memory \(macOS&#39;s GPU wired limit\), "
+                  r"a DGX Spark about (\S+), and", text)
+    check(w and w.groups() == (small, large, cuda),
+          "report prose: 'what fits' says %s, the formula %s" % (w and w.groups(), (small, large, cuda)))
+
+
 # ---- html ---------------------------------------------------------------------
 
 def test_html(args):
@@ -297,6 +383,7 @@ def test_html(args):
     check("8 of 32 layers keep a KV cache: 32 KiB per token at f16" in text,
           "default report: the KV cache is not described in words")
     check_tiers(args, p, "default report", ["--model", "clef-flash"])
+    check_prose_constants(args, text)
     # The same file again, byte for byte.
     out2 = os.path.join(args.work, "clef-flash-2.html")
     run(args, "report", "--model", "clef-flash", "--output", out2)

@@ -115,6 +115,34 @@ static void test_parse_valid(void **state)
 	UNIT_TABLE_DONE(bad, UNIT_ARRAY_LEN(valid_rows));
 }
 
+/* The defaults are catalog.h's public constants, which the report's prose
+ * prints: the boundary of the small Macs included. */
+static void test_default_shares(void **state)
+{
+	static const struct {
+		const char *spec;
+		double share;
+	} rows[] = {
+		{ "custom:mem_gb=36,bw_gbs=400,backend=metal", CR_USABLE_METAL_SMALL },
+		{ "custom:mem_gb=36.5,bw_gbs=400,backend=metal", CR_USABLE_METAL_LARGE },
+		{ "custom:mem_gb=128,bw_gbs=273,backend=cuda,kind=unified", CR_USABLE_UNIFIED_CUDA },
+		{ "custom:mem_gb=128,bw_gbs=256,backend=vulkan,kind=unified", CR_USABLE_UNIFIED_OTHER },
+		{ "custom:mem_gb=64,bw_gbs=89.6,backend=cpu", CR_USABLE_SYSTEM },
+		{ "custom:mem_gb=24,bw_gbs=1008", 1.0 },
+	};
+	(void)state;
+	assert_true(CR_USABLE_METAL_SMALL_MAX_GIB >= 36.0 && CR_USABLE_METAL_SMALL_MAX_GIB < 36.5);
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		cr_rig r;
+		cr_error err;
+
+		assert_int_equal(cr_rig_parse_spec(rows[i].spec, &r, &err), CR_OK);
+		if (r.devices[0].usable_fraction != rows[i].share)
+			fail_msg("%s: usable_fraction %.17g, want %.17g", rows[i].spec, r.devices[0].usable_fraction,
+				 rows[i].share);
+	}
+}
+
 static void test_parse_name(void **state)
 {
 	cr_rig r;
@@ -389,6 +417,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_valid),
 		cmocka_unit_test(test_parse_name),
+		cmocka_unit_test(test_default_shares),
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_tier_bandwidth),
 		cmocka_unit_test(test_parse_length),
