@@ -698,7 +698,7 @@ static int hf_variants(const check_cfg *c, const cr_catalog *cat, cli_model *cm,
 	cr_source_stats st;
 	cr_hf_entry *e = NULL;
 	cr_hf_ref ref;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	uint64_t header = 0;
 	size_t n = 0;
 	int rc, first = -1;
@@ -761,7 +761,7 @@ static int resolve_variants(check_cfg *c, const cr_catalog *cat, cli_model *cm,
 	so.offline = c->offline;
 	if (kind == CLI_SRC_HF) {
 		cr_hf_ref ref;
-		cr_error err = { 0, "" };
+		cr_error err = CR_ERROR_INIT;
 
 		if (cr_hf_parse(c->model_id, &ref, &err)) {
 			fprintf(stderr, "clefrun: %s\n", err.message);
@@ -901,7 +901,7 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 	for (int i = 0; i < nr; i++) {
 		for (int k = 0; k < (c.best_quant ? 1 : nv); k++) {
 			cr_estimate_opts o = c.opts;
-			cr_error err = { 0, "" };
+			cr_error err = CR_ERROR_INIT;
 			char why[160];
 			int s;
 

@@ -263,7 +263,7 @@ static int memory_at(const cr_gguf_model *gm, const inspect_cfg *c, mem *out)
 	cr_quant none;
 	cr_rig one;
 	cr_memory e;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	uint64_t a, b;
 	int rc;
 
@@ -756,7 +756,7 @@ int cmd_inspect(const cli_globals *g0, int argc, char **argv)
 	inspect_cfg c;
 	cli_gguf *g;
 	cr_gguf_model *gm;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	type_sum ts[CR_GGML_TYPE_COUNT];
 	mem mm;
 	int rc;

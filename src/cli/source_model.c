@@ -252,7 +252,7 @@ static bool immutable_revision(const char *rev)
 static int cache_open(const cli_source_opts *o, cr_cache **out)
 {
 	cr_cache_opts co = CR_CACHE_OPTS_INIT;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	char dir[4096];
 
 	*out = NULL;
@@ -324,7 +324,7 @@ static int load_part(const char *where, bool remote, const hf_env *e, const cli_
 	cr_source *s = NULL;
 	cr_source_stats st;
 	cr_cache_result res;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	int rc;
 
 	go.allow_truncated = o->allow_truncated;
@@ -371,7 +371,7 @@ static int load_split(const char *first, bool remote, const hf_env *e, const cli
 		      cr_cache *cache, cli_gguf *g)
 {
 	uint32_t count = 1, no = 0;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	char name[CR_URL_MAX * 2];
 	int rc;
 
@@ -429,7 +429,7 @@ static int hf_fetch_list(const hf_env *e, const cr_hf_ref *ref, const cli_source
 	size_t len;
 	cr_http_opts ho;
 	cr_cache_result res;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	int rc;
 
 	*entries = NULL;
@@ -511,7 +511,7 @@ int cli_hf_list(const char *source, const cli_source_opts *o0, cr_hf_entry **ent
 {
 	cli_source_opts o = o0 ? *o0 : (cli_source_opts)CLI_SOURCE_OPTS_INIT;
 	cr_hf_ref ref;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	cr_cache *cache = NULL;
 	hf_env e;
 	int rc;
@@ -552,7 +552,7 @@ int cli_gguf_open(const char *source, const cli_source_opts *o0, cli_gguf *g)
 		g->cache_on = cache != NULL;
 	}
 	if (kind == CLI_SRC_HF) {
-		cr_error err = { 0, "" };
+		cr_error err = CR_ERROR_INIT;
 		char path[CR_HF_PATH_MAX];
 
 		if (cr_hf_parse(source, &ref, &err)) {
@@ -650,7 +650,7 @@ int cli_resolve_model(const cr_catalog *cat, const char *id_or_source, const cli
 {
 	cli_gguf g;
 	cr_gguf_model *gm;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	int rc;
 
 	memset(out, 0, sizeof(*out));

@@ -238,7 +238,7 @@ int cli_detect(const cr_catalog *cat, const cli_detect_cfg *cfg, cr_detect_resul
 	cr_detect_opts o = CR_DETECT_OPTS_INIT;
 	tool_outputs *t = calloc(1, sizeof(*t));
 	char measured_how[256];
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	int rc;
 
 	if (probe)

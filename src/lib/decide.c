@@ -251,7 +251,7 @@ int cr_decide_fit(const cr_model *const *models, size_t n_models, const cr_quant
 		const cr_model *m = models[i];
 		cr_fit_row *r = &rows[i];
 		cr_estimate_opts o = opts->estimate;
-		cr_error e = { 0, "" };
+		cr_error e = CR_ERROR_INIT;
 		char why[160];
 		int rc;
 

@@ -21,7 +21,7 @@ static cr_catalog *cat;
 
 static int setup(void **state)
 {
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	return cr_catalog_load_embedded(&cat, &err);
@@ -62,7 +62,7 @@ static const cr_quant *quant(const char *id)
 static cr_rig spec_rig(const char *spec)
 {
 	cr_rig r;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	assert_int_equal(cr_rig_parse_spec(spec, &r, &err), CR_OK);
 	return r;
@@ -72,7 +72,7 @@ static cr_tier tier_of(const cr_model *m, const cr_quant *q, const cr_rig *r,
 		       const cr_estimate_opts *o)
 {
 	cr_estimate e;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	assert_int_equal(cr_estimate_run(m, q, r, o, &e, &err), CR_OK);
 	return e.tier;
@@ -104,7 +104,7 @@ static void test_best_is_highest_bpw_that_reaches(void **state)
 			for (int t = CR_TIER_FAST; t <= CR_TIER_TIGHT; t++) {
 				cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
 				cr_estimate e;
-				cr_error err = { 0, "" };
+				cr_error err = CR_ERROR_INIT;
 				size_t idx = 999;
 				int rc = cr_decide_best_quant(m, q, nq, r, &o, (cr_tier)t, &idx, &e, &err);
 
@@ -195,7 +195,7 @@ static void test_fallbacks(void **state)
 	cr_rig tiny = spec_rig("custom:mem_gb=4,bw_gbs=50");
 	cr_rig cpu = spec_rig("custom:mem_gb=64,bw_gbs=20,backend=cpu");
 	cr_estimate e;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	int rc;
 
 	(void)state;
@@ -333,7 +333,7 @@ static void test_invalid(void **state)
 	size_t nq = all_quants(q), idx = 7;
 	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
 	const cr_rig *r = cr_catalog_find_rig(cat, "rtx4090");
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	assert_int_equal(cr_decide_best_quant(model("llama-3.1-8b"), q, 0, r, &o, CR_TIER_OK, &idx,
@@ -426,7 +426,7 @@ static void test_fit_ranking(void **state)
 	cr_fit_row rows[128];
 	size_t nm = cr_catalog_model_count(cat), nq = all_quants(q), n_reach = 0;
 	cr_fit_opts fo = CR_FIT_OPTS_INIT;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	const cr_rig *r = cr_catalog_find_rig(cat, "rtx4090");
 
 	(void)state;
@@ -463,7 +463,7 @@ static void test_fit_context_and_options(void **state)
 	cr_fit_row rows[3];
 	size_t nq = all_quants(q), n_reach = 9;
 	cr_fit_opts fo = CR_FIT_OPTS_INIT;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	const cr_rig *r = cr_catalog_find_rig(cat, "rtx4090");
 
 	(void)state;

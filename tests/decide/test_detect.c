@@ -26,7 +26,7 @@ static cr_detect_result res;
 
 static int setup(void **state)
 {
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	return cr_catalog_load_embedded(&cat, &err);
@@ -82,7 +82,7 @@ static void estimate_ok(const cr_rig *rig)
 {
 	cr_estimate e;
 	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	assert_int_equal(cr_estimate_run(cr_catalog_find_model(cat, "llama-3.1-8b"),
 					 cr_catalog_find_quant(cat, "Q4_K_M"), rig, &o, &e, &err),
@@ -93,7 +93,7 @@ static void estimate_ok(const cr_rig *rig)
 static void test_nvidia_two_gpus(void **state)
 {
 	cr_detect_opts o = CR_DETECT_OPTS_INIT;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	char root[1024];
 	char *smi = read_fixture("nvidia2/nvidia-smi.out");
 	const cr_device *ref = catalog_device("rtx4090", 0);
@@ -149,7 +149,7 @@ static void test_nvidia_two_gpus(void **state)
 static void test_nvidia_odd_output(void **state)
 {
 	cr_detect_opts o = CR_DETECT_OPTS_INIT;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	char root[1024];
 
 	(void)state;
@@ -187,7 +187,7 @@ static void test_nvidia_odd_output(void **state)
 static void test_amd(void **state)
 {
 	cr_detect_opts o = CR_DETECT_OPTS_INIT;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	char root[1024];
 	const cr_device *ref = catalog_device("rx7900xtx", 0);
 
@@ -224,7 +224,7 @@ static void test_amd(void **state)
 static void test_cpu_only(void **state)
 {
 	cr_detect_opts o = CR_DETECT_OPTS_INIT;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	char root[1024];
 
 	(void)state;
@@ -257,7 +257,7 @@ static void test_cpu_only(void **state)
 static void test_apple(void **state)
 {
 	cr_detect_opts o = CR_DETECT_OPTS_INIT;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	const cr_device *ref = catalog_device("m3-max-128", 0);
 
 	(void)state;
@@ -293,7 +293,7 @@ static void test_apple(void **state)
 static void test_errors(void **state)
 {
 	cr_detect_opts o = CR_DETECT_OPTS_INIT;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	o.root = "/nonexistent-clefrun-root";
@@ -365,7 +365,7 @@ static void test_probe_runs(void **state)
 {
 	cr_probe_opts po = CR_PROBE_OPTS_INIT;
 	cr_probe_result pr;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	po.threads = 2;

@@ -14,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *s, url[2048], q[CR_ID_MAX], name[1024];
 	cr_hf_ref ref;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	size_t plen;
 	uint32_t no, count;
 

@@ -16,7 +16,7 @@
 static void test_parse(void **state)
 {
 	cr_hf_ref r;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	assert_int_equal(cr_hf_parse("hf:unsloth/Qwen3.5-9B-GGUF", &r, &err), 0);
@@ -52,7 +52,7 @@ static void test_parse(void **state)
 static void test_urls(void **state)
 {
 	char buf[256];
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	assert_int_equal(cr_hf_file_url("https://huggingface.co/", "o/r", "main", "d/M Q4.gguf", buf,
@@ -108,7 +108,7 @@ static void test_tree(void **state)
 		"{\"type\":\"file\",\"path\":\"../evil.gguf\",\"size\":3}]";
 	cr_hf_entry *e;
 	size_t n, idx;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	assert_int_equal(cr_hf_parse_tree(json, strlen(json), "t", &e, &n, &err), 0);
@@ -158,7 +158,7 @@ static void test_tree_duplicates(void **state)
 		"{\"type\":\"file\",\"path\":\"M-BF16-00001-of-00002.gguf\",\"size\":4}]";
 	cr_hf_entry *e;
 	size_t n;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	assert_int_equal(cr_hf_parse_tree(json, strlen(json), "t", &e, &n, &err), 0);
@@ -177,7 +177,7 @@ static void test_tree_too_deep(void **state)
 	char buf[3000];
 	cr_hf_entry *e;
 	size_t n;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	memset(buf, '[', sizeof(buf));
@@ -193,7 +193,7 @@ static void test_token_file(void **state)
 {
 	char path[] = "/tmp/clefrun-token-XXXXXX";
 	char tok[64];
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	int fd = mkstemp(path);
 	FILE *f;
 

@@ -28,7 +28,7 @@ static cr_catalog *cat;
 
 static int setup(void **state)
 {
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	if (cr_catalog_load_embedded(&cat, &err)) {
@@ -110,7 +110,7 @@ static cr_estimate run(const cr_model *m, const cr_quant *q, const cr_rig *r,
 		       const cr_estimate_opts *o)
 {
 	cr_estimate e;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	int rc = cr_estimate_run(m, q, r, o, &e, &err);
 
 	if (rc != CR_OK)
@@ -486,7 +486,7 @@ static void test_compute_buffer_logs(void **state)
 		{ "llama-3.1-8b", 8192, false, 553648128ull + 50331648ull, 560.00 },
 	};
 	cr_rig cpu;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	unsigned bad = 0;
 
 	(void)state;
@@ -522,7 +522,7 @@ static void test_weights(void **state)
 	cr_rig big = gpu_rig(1000, 1000, 1);
 	cr_rig cpu;
 	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	cr_estimate e;
 
 	(void)state;
@@ -610,7 +610,7 @@ static void test_errors(void **state)
 	for (size_t i = 0; i < UNIT_ARRAY_LEN(rows); i++) {
 		cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
 		cr_rig r = gpu_rig(1000, 1000, 1);
-		cr_error err = { 0, "" };
+		cr_error err = CR_ERROR_INIT;
 		cr_estimate e;
 		int rc;
 
@@ -641,7 +641,7 @@ static void test_errors_rig_and_args(void **state)
 	const cr_model *m = model("clef-flash");
 	const cr_quant *q = quant("Q4_K_M");
 	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	cr_estimate e;
 	cr_rig r = gpu_rig(24, 1000, 1);
 
@@ -1014,7 +1014,7 @@ static void test_decode_depth(void **state)
 	cr_rig r = gpu_rig(100, 1000, 1);
 	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
 	cr_estimate shallow, deep, dflt, empty, over;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	o.n_ctx = 32768;
@@ -1372,7 +1372,7 @@ static void test_gpu_layers_and_cpu_moe(void **state)
 static void test_memory_totals(void **state)
 {
 	cr_rig gpu = gpu_rig(24, 1008, 1), cpu, mac, off = offload_rig();
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	cr_estimate e;
 	uint64_t sum;
 
