@@ -745,7 +745,7 @@ static int hf_variants(const check_cfg *c, const cr_catalog *cat, cli_model *cm,
 static int resolve_variants(check_cfg *c, const cr_catalog *cat, cli_model *cm,
 			    const cr_quant **quants, int *nq, variant **out, int *nv)
 {
-	cli_source_kind kind = cli_source_classify(c->model_id);
+	cr_model_source_kind kind = cr_model_source_classify(c->model_id);
 	cli_source_opts so = CLI_SOURCE_OPTS_INIT;
 	variant *vars = calloc(MAX_QUANTS, sizeof(variant));
 	int rc;
@@ -759,7 +759,7 @@ static int resolve_variants(check_cfg *c, const cr_catalog *cat, cli_model *cm,
 	so.allow_truncated = c->header_only;
 	so.no_cache = c->no_cache;
 	so.offline = c->offline;
-	if (kind == CLI_SRC_HF) {
+	if (kind == CR_MODEL_SOURCE_HF) {
 		cr_hf_ref ref;
 		cr_error err = CR_ERROR_INIT;
 
