@@ -19,7 +19,8 @@
  * server hold a user for 539 s). 300 s by default: what one request was
  * allowed before (cr_http_opts.max_time_s), now for the whole command;
  * CLEFRUN_HTTP_DEADLINE sets it, 1 s to 86400 s (a day, our bound). The
- * clock starts at the command's first request. */
+ * clock starts when the command opens its first remote source (just before
+ * its first request). */
 #define DEADLINE_DEFAULT_S 300
 #define DEADLINE_MAX_S 86400
 /* The progress line appears once a command has waited this long on the
