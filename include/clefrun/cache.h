@@ -193,7 +193,7 @@ typedef struct cr_cache_result {
  * NULL (defaults). On success *out is the parsed header (free with
  * cr_gguf_free), its cr_gguf_file_size the remote file's size.
  * @return 0; CR_ERR_NOTFOUND offline without an entry ("URL: not in the
- *   cache (DIR)") and for HTTP 404; otherwise the errors of
+ *   cache (DIR)", reason CR_REASON_OFFLINE_MISS) and for HTTP 404; otherwise the errors of
  *   cr_source_open_url and cr_gguf_load. A header that the reader refuses
  *   because of @p gguf's options (a file cut after its header without
  *   allow_truncated) is refused with the reader's own error, from the cache

@@ -38,6 +38,7 @@
 #include "clefrun/gguf.h"
 #include "clefrun/hf.h"
 #include "clefrun/cache.h"
+#include "clefrun/model_source.h"
 #include "clefrun/text.h"
 
 #endif

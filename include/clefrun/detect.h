@@ -75,10 +75,19 @@ typedef struct cr_detect_opts {
 	const char *measured_how;    /**< how it was measured, for the findings */
 	double unknown_gpu_bw_gbs;   /**< > 0: bandwidth for GPUs the catalog lacks */
 	double unknown_gpu_tflops;   /**< their FP16 TFLOPS (0 = unknown) */
+	/** How the caller's user supplies what detection cannot find, named in
+	 * findings, rig_problem and the rig's notes (the library names no CLI
+	 * flag): the way to give an unknown GPU's bandwidth ("--gpu-bw-gbs"),
+	 * to measure RAM bandwidth ("--measure-bandwidth") and the whole
+	 * command that does it ("clefrun detect --measure-bandwidth"). NULL:
+	 * the advice is left out. */
+	const char *gpu_bw_option;
+	const char *measure_option;
+	const char *measure_command;
 } cr_detect_opts;
 
 #define CR_DETECT_OPTS_INIT \
-	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 0 }
+	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, NULL, NULL, NULL }
 
 /** One thing found, and how. */
 typedef struct cr_detect_finding {

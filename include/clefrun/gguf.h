@@ -147,7 +147,10 @@ typedef struct cr_gguf cr_gguf;
  * source's name). @p opts NULL: CR_GGUF_OPTS_INIT.
  * @return 0; CR_ERR_PARSE for malformed bytes, CR_ERR_RANGE for a limit,
  *   CR_ERR_UNSUPPORTED for a version or type the reader does not handle,
- *   CR_ERR_IO when the source fails, CR_ERR_NOMEM.
+ *   CR_ERR_IO when the source fails, CR_ERR_NOMEM. err->reason (error.h):
+ *   CR_REASON_TRUNCATED when an item or a tensor's data runs past the end
+ *   of the file, CR_REASON_WEB_PAGE for a magic starting with '<',
+ *   CR_REASON_NOT_GGUF for another magic.
  */
 int cr_gguf_load(cr_source *src, const cr_gguf_opts *opts, cr_gguf **out, cr_error *err);
 

@@ -114,6 +114,49 @@ int cr_hf_pick_quant(const cr_hf_entry *e, size_t n, const char *quant, size_t *
  */
 int cr_hf_read_token_file(const char *path, char *buf, size_t cap, cr_error *err);
 
+/* ---- the token and where it may go ------------------------------------------------ */
+
+/** Room for a token (huggingface_hub's are 37 bytes; a longer HF_TOKEN value is not used). */
+#define CR_HF_TOKEN_MAX 512
+
+/** Where a token comes from: the values of huggingface_hub's variables
+ * (the caller reads the environment; the library does not). NULL or "":
+ * not set. Initialise with CR_HF_TOKEN_SOURCES_INIT. */
+typedef struct cr_hf_token_sources {
+	const char *token;      /**< HF_TOKEN: the token itself */
+	const char *token_path; /**< HF_TOKEN_PATH: a token file */
+	const char *hf_home;    /**< HF_HOME: the token file is HF_HOME/token */
+	const char *home;       /**< HOME: the token file is HOME/.cache/huggingface/token */
+} cr_hf_token_sources;
+
+#define CR_HF_TOKEN_SOURCES_INIT { .token = NULL, .token_path = NULL, .hf_home = NULL, .home = NULL }
+
+/**
+ * The token to send to the Hugging Face endpoint, in huggingface_hub's
+ * order: @p src->token when set and shorter than @p cap; else the first
+ * file of token_path, hf_home/token, home/.cache/huggingface/token that is
+ * set (only that one is read: cr_hf_read_token_file).
+ * @return 0 with the token in @p buf; CR_ERR_NOTFOUND when there is none;
+ *   the errors of cr_hf_read_token_file.
+ */
+int cr_hf_find_token(const cr_hf_token_sources *src, char *buf, size_t cap, cr_error *err);
+
+/**
+ * Whether @p url is on @p endpoint: it starts with the endpoint (trailing
+ * '/' ignored) followed by '/'. "https://huggingface.co.evil/x" and
+ * "https://huggingface.com/x" are not on "https://huggingface.co".
+ */
+bool cr_hf_url_on_endpoint(const char *endpoint, const char *url);
+
+/**
+ * The token scoping rule: the bearer token for a request to @p url is
+ * @p token when the URL is on the Hugging Face @p endpoint, else NULL (a
+ * plain https:// source, a mirror of another host, a redirect target never
+ * gets it; source.h sends it to the URL's own host only). NULL or "" token:
+ * NULL.
+ */
+const char *cr_hf_token_for_url(const char *endpoint, const char *token, const char *url);
+
 #ifdef __cplusplus
 }
 #endif

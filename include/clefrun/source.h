@@ -101,8 +101,10 @@ uint64_t cr_http_now_ms(void);
  *   for 404; CR_ERR_IO for any other failure (status, timeout, TLS, a
  *   Content-Range that does not match the request, the byte cap). Messages
  *   name the URL (credentials in it removed) and say what happened in user
- *   words, e.g. "https://host/x.gguf: HTTP 401: gated or private repository:
- *   set HF_TOKEN (or log in with huggingface-cli)". Proxies come from the
+ *   words, e.g. "https://host/x.gguf: HTTP 401: access denied (no
+ *   credentials were sent)"; err->reason is CR_REASON_HTTP_AUTH for a 401
+ *   or 403 without a token, CR_REASON_HTTP_TOKEN_REFUSED with one,
+ *   CR_REASON_HTTP_NOT_FOUND for 404 (error.h). Proxies come from the
  *   environment as libcurl reads it (http_proxy, https_proxy, ALL_PROXY,
  *   NO_PROXY). The header cache (cache.h) reads URLs through this source.
  */

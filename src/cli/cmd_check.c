@@ -588,7 +588,7 @@ static int hf_variants(const check_cfg *c, const cr_catalog *cat, cli_model *cm,
 	cr_source_stats st;
 	cr_hf_entry *e = NULL;
 	cr_hf_ref ref;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	uint64_t header = 0;
 	size_t n = 0;
 	int rc, first = -1;
@@ -634,7 +634,7 @@ static int hf_variants(const check_cfg *c, const cr_catalog *cat, cli_model *cm,
 static int resolve_variants(check_cfg *c, const cr_catalog *cat, cli_model *cm,
 			    const cr_quant **quants, int *nq, variant **out, int *nv)
 {
-	cli_source_kind kind = cli_source_classify(c->model_id);
+	cr_model_source_kind kind = cr_model_source_classify(c->model_id);
 	cli_source_opts so = CLI_SOURCE_OPTS_INIT;
 	variant *vars = calloc(MAX_QUANTS, sizeof(variant));
 	int rc;
@@ -648,9 +648,9 @@ static int resolve_variants(check_cfg *c, const cr_catalog *cat, cli_model *cm,
 	so.allow_truncated = c->header_only;
 	so.no_cache = c->no_cache;
 	so.offline = c->offline;
-	if (kind == CLI_SRC_HF) {
+	if (kind == CR_MODEL_SOURCE_HF) {
 		cr_hf_ref ref;
-		cr_error err = { 0, "" };
+		cr_error err = CR_ERROR_INIT;
 
 		if (cr_hf_parse(c->model_id, &ref, &err)) {
 			fprintf(stderr, "clefrun: %s\n", err.message);
@@ -721,7 +721,7 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 	cr_estimate_request req = CR_ESTIMATE_REQUEST_INIT;
 	cr_estimate_setup set;
 	cr_estimate_opts first = CR_ESTIMATE_OPTS_INIT;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	int nr = 0, nq = 0, nv = 0, n = 0, rc, s;
 
 	memset(&c, 0, sizeof(c));

@@ -236,7 +236,7 @@ int cmd_detect(const cli_globals *g, int argc, char **argv)
 	cr_detect_result *r = NULL;
 	cr_probe_result pr;
 	cr_catalog *cat = NULL;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	char path[4096];
 	bool saved = false;
 	int rc;

@@ -445,7 +445,7 @@ int cmd_fit(const cli_globals *g, int argc, char **argv)
 	const cr_rig *rig;
 	cli_rig_origin origin;
 	cr_fit_opts fo = CR_FIT_OPTS_INIT;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	size_t nm = 0, nq, n_reach = 0;
 	int rc;
 

@@ -251,7 +251,7 @@ typedef struct type_sum {
 	uint64_t bytes, count, elements;
 } type_sum;
 
-static void sum_types(const cli_gguf *g, type_sum *ts)
+static void sum_types(const cr_model_source *g, type_sum *ts)
 {
 	memset(ts, 0, sizeof(*ts) * CR_GGML_TYPE_COUNT);
 	for (size_t p = 0; p < g->n_parts; p++)
@@ -284,7 +284,7 @@ static int memory_at(const cr_gguf_model *gm, const inspect_cfg *c, const type_s
 	cr_estimate_request req = CR_ESTIMATE_REQUEST_INIT;
 	cr_estimate_setup set;
 	cr_weights w;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	const char *names[CR_GGML_TYPE_COUNT];
 	uint64_t bytes[CR_GGML_TYPE_COUNT];
 	char type[CR_ID_MAX];
@@ -377,7 +377,7 @@ static void row(rows *r, const char *field, const char *fmt, ...)
 	cli_table_add(r->t, cells);
 }
 
-static size_t tensor_total(const cli_gguf *g)
+static size_t tensor_total(const cr_model_source *g)
 {
 	size_t n = 0;
 
@@ -386,7 +386,7 @@ static size_t tensor_total(const cli_gguf *g)
 	return n;
 }
 
-static void model_rows(rows *r, const cli_gguf *g, const cr_gguf_model *gm, const mem *mm,
+static void model_rows(rows *r, const cr_model_source *g, const cr_gguf_model *gm, const mem *mm,
 		       const inspect_cfg *c)
 {
 	const cr_model *m = &gm->model;
@@ -452,7 +452,7 @@ static void model_rows(rows *r, const cli_gguf *g, const cr_gguf_model *gm, cons
 	(void)c;
 }
 
-static cJSON *inspect_json(const inspect_cfg *c, const cli_gguf *g, const cr_gguf_model *gm,
+static cJSON *inspect_json(const inspect_cfg *c, const cr_model_source *g, const cr_gguf_model *gm,
 			   const mem *mm, const type_sum *ts)
 {
 	const cr_model *m = &gm->model;
@@ -575,12 +575,12 @@ static cJSON *inspect_json(const inspect_cfg *c, const cli_gguf *g, const cr_ggu
 		o = cJSON_AddObjectToObject(root, "remote");
 		cJSON_AddNumberToObject(o, "requests", (double)g->stats.requests);
 		cJSON_AddNumberToObject(o, "bytes", (double)g->stats.bytes_fetched);
-		cJSON_AddStringToObject(o, "cache", cli_gguf_cache_word(g));
+		cJSON_AddStringToObject(o, "cache", cli_source_cache_word(g));
 	}
 	return root;
 }
 
-static int print_json(const inspect_cfg *c, const cli_gguf *g, const cr_gguf_model *gm,
+static int print_json(const inspect_cfg *c, const cr_model_source *g, const cr_gguf_model *gm,
 		      const mem *mm, const type_sum *ts)
 {
 	return emit_json(inspect_json(c, g, gm, mm, ts));
@@ -634,7 +634,7 @@ static void csv_flatten(cli_table *t, const cJSON *node, char *path, size_t len,
 	cli_table_add(t, cells);
 }
 
-static int print_csv(const inspect_cfg *c, const cli_gguf *g, const cr_gguf_model *gm,
+static int print_csv(const inspect_cfg *c, const cr_model_source *g, const cr_gguf_model *gm,
 		     const mem *mm, const type_sum *ts)
 {
 	static const char *const hdr[] = { "field", "value" };
@@ -669,7 +669,7 @@ static void mem_row(cli_table *t, const char *what, uint64_t bytes, const char *
 	cli_table_add(t, cells);
 }
 
-static int print_text(const inspect_cfg *c, const cli_gguf *g, const cr_gguf_model *gm,
+static int print_text(const inspect_cfg *c, const cr_model_source *g, const cr_gguf_model *gm,
 		      const mem *mm, const type_sum *ts)
 {
 	static const char *const kv_hdr[] = { "FIELD", "VALUE" };
@@ -751,9 +751,9 @@ static int print_text(const inspect_cfg *c, const cli_gguf *g, const cr_gguf_mod
 int cmd_inspect(const cli_globals *g0, int argc, char **argv)
 {
 	inspect_cfg c;
-	cli_gguf *g;
-	cr_gguf_model *gm;
-	cr_error err = { 0, "" };
+	cr_model_source *g = NULL;
+	const cr_gguf_model *gm;
+	cr_error err = CR_ERROR_INIT;
 	type_sum ts[CR_GGML_TYPE_COUNT];
 	mem mm;
 	int rc;
@@ -770,37 +770,21 @@ int cmd_inspect(const cli_globals *g0, int argc, char **argv)
 	rc = parse_args(&c, argc, argv);
 	if (rc)
 		return rc < 0 ? EXIT_OK_ : rc;
-	if (cli_source_classify(c.source) == CLI_SRC_CATALOG) {
+	if (cr_model_source_classify(c.source) == CR_MODEL_SOURCE_CATALOG) {
 		fprintf(stderr,
 			"clefrun inspect: '%s' is not a GGUF source (a path, an http(s) URL or hf:OWNER/REPO...); catalog models: 'clefrun models'\n",
 			cli_shown(c.source));
 		return EXIT_USAGE;
 	}
-	if (cli_source_classify(c.source) == CLI_SRC_HF) {
+	if (cr_model_source_classify(c.source) == CR_MODEL_SOURCE_HF) {
 		cr_hf_ref ref;
 
 		if (cr_hf_parse(c.source, &ref, &err) == CR_OK && ref.kind == CR_HF_REPO)
 			return inspect_repo(&c);
 	}
-	g = malloc(sizeof(*g));
-	gm = malloc(sizeof(*gm));
-	if (!g || !gm) {
-		free(g);
-		free(gm);
-		fprintf(stderr, "clefrun: out of memory\n");
-		return EXIT_ERROR;
-	}
-	if ((rc = cli_gguf_open(c.source, &c.so, g))) {
-		free(g);
-		free(gm);
+	if ((rc = cli_source_open(c.source, &c.so, &g)))
 		return rc;
-	}
-	rc = cr_gguf_to_model((const cr_gguf *const *)g->parts, g->n_parts, gm, &err);
-	if (rc) {
-		fprintf(stderr, "clefrun: %s\n", err.message);
-		rc = EXIT_ERROR;
-		goto out;
-	}
+	gm = &g->gguf;
 	sum_types(g, ts);
 	if ((rc = memory_at(gm, &c, ts, &mm)))
 		goto out;
@@ -808,8 +792,6 @@ int cmd_inspect(const cli_globals *g0, int argc, char **argv)
 	     : c.fmt == FMT_CSV ? print_csv(&c, g, gm, &mm, ts)
 				: print_text(&c, g, gm, &mm, ts);
 out:
-	cli_gguf_close(g);
-	free(g);
-	free(gm);
+	cr_model_source_free(g);
 	return rc;
 }

@@ -172,7 +172,7 @@ int cli_userrigs_store(const cr_catalog *cat, const cr_rig *add, const char *rem
 {
 	char path[4096];
 	cr_user_rigs_lock *lock = NULL;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	int rc;
 
 	if (cli_userrigs_path(path, sizeof(path)))
@@ -192,7 +192,7 @@ static int store_locked(const cr_catalog *cat, const cr_rig *add, const char *re
 			const char *path, FILE *out)
 {
 	cr_user_rigs *set;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	int rc;
 
 	if (!(set = cli_load_user_rigs(cat, path, NULL)))
@@ -251,7 +251,7 @@ static int rig_add(const cli_globals *g0, int argc, char **argv)
 	const char *name = NULL;
 	cr_catalog *cat;
 	cr_rig rig;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	int rc;
 
 	memset(&a, 0, sizeof(a));

@@ -26,7 +26,7 @@ cr_catalog *cli_open_catalog(const cli_globals *g)
 {
 	const char *dir = g->catalog_dir;
 	cr_catalog *cat = NULL;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	int rc;
 
 	if (!dir) {
@@ -94,7 +94,7 @@ const char *cli_rig_origin_name(cli_rig_origin o)
 
 int cli_userrigs_path(char *buf, size_t cap)
 {
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	if (cr_userrigs_path(getenv("XDG_CONFIG_HOME"), getenv("HOME"), buf, cap, &err)) {
 		fprintf(stderr, "clefrun: %s\n", err.message);
@@ -106,7 +106,7 @@ int cli_userrigs_path(char *buf, size_t cap)
 cr_user_rigs *cli_load_user_rigs(const cr_catalog *cat, const char *path, bool *exists)
 {
 	cr_user_rigs *set = NULL;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	if (cr_userrigs_load(path, cat, &set, exists, &err)) {
 		fprintf(stderr, "clefrun: saved rigs: %s\n"
@@ -162,7 +162,7 @@ const cr_rig *cli_resolve_rig(const cr_catalog *cat, const char *id, cr_rig *scr
 	size_t n;
 
 	if (strncmp(id, CR_RIG_SPEC_PREFIX, strlen(CR_RIG_SPEC_PREFIX)) == 0) {
-		cr_error err = { 0, "" };
+		cr_error err = CR_ERROR_INIT;
 
 		if (cr_rig_parse_spec(id, scratch, &err)) {
 			fprintf(stderr, "clefrun: --rig: %s\n", err.message);

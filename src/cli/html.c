@@ -220,7 +220,7 @@ int cli_buf_write_file(const cli_buf *b, const char *path, const char *cmd)
 		 * hard-linked file rewritten in place (file.h). */
 		cr_file_chunk chunk = { b->data, b->len };
 		cr_file_opts o = { 0666, CR_FILE_FOLLOW_LINK | CR_FILE_STREAM | CR_FILE_KEEP_LINKS };
-		cr_error err = { 0, "" };
+		cr_error err = CR_ERROR_INIT;
 
 		if (cr_file_write(path, &chunk, 1, &o, NULL, &err)) {
 			fprintf(stderr, "%s: cannot write %s\n", cmd, err.message);

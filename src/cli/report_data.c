@@ -172,7 +172,7 @@ int rpt_gather(const rpt_cfg *c, rpt_data *d)
 	cr_memory *mem = NULL;
 	const cr_model *m;
 	cr_rig one;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	const cr_quant *cands[RPT_MAX_QUANTS];
 	int rc;
 

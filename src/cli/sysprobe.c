@@ -238,7 +238,7 @@ int cli_detect(const cr_catalog *cat, const cli_detect_cfg *cfg, cr_detect_resul
 	cr_detect_opts o = CR_DETECT_OPTS_INIT;
 	tool_outputs *t = calloc(1, sizeof(*t));
 	char measured_how[256];
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	int rc;
 
 	if (probe)
@@ -263,6 +263,10 @@ int cli_detect(const cr_catalog *cat, const cli_detect_cfg *cfg, cr_detect_resul
 	}
 	o.unknown_gpu_bw_gbs = cfg->gpu_bw_gbs;
 	o.unknown_gpu_tflops = cfg->gpu_tflops;
+	/* The library's findings and notes name our options through these. */
+	o.gpu_bw_option = "--gpu-bw-gbs";
+	o.measure_option = "--measure-bandwidth";
+	o.measure_command = "clefrun detect --measure-bandwidth";
 	rc = cr_detect_run(&o, out, &err);
 	if (!rc && cfg->measure) {
 		cr_probe_opts po = CR_PROBE_OPTS_INIT;

@@ -515,7 +515,8 @@ static bool fresh(const cr_cache *c, const cr_cache_entry *e)
 static int offline_miss(const cr_cache *c, const char *url, cr_error *err)
 {
 	char *name = cr_http_display_url(url);
-	int rc = cr_seterr(err, CR_ERR_NOTFOUND, "%s: not in the cache (%s)", name ? name : url, c->dir);
+	int rc = cr_setreason(err, CR_REASON_OFFLINE_MISS,
+			      cr_seterr(err, CR_ERR_NOTFOUND, "%s: not in the cache (%s)", name ? name : url, c->dir));
 
 	free(name);
 	return rc;
@@ -580,7 +581,7 @@ int cr_cache_load_gguf(cr_cache *c, const char *url, const cr_http_opts *http,
 	cr_gguf *cached = NULL;
 	cr_source *src = NULL;
 	cr_http_cond cond;
-	cr_error e2 = { 0, "" };
+	cr_error e2 = CR_ERROR_INIT;
 	bool broken = false;
 	int rc;
 
@@ -594,7 +595,7 @@ int cr_cache_load_gguf(cr_cache *c, const char *url, const cr_http_opts *http,
 		if (rc == CR_ERR_PARSE)
 			add_notice(res, "broken cache entry %s (deleted)", e2.message);
 		else if (rc == CR_ERR_NOMEM)
-			return cr_seterr(err, rc, "%s", e2.message);
+			return cr_errcopy(err, rc, &e2);
 	}
 	if (entry) {
 		rc = parse_cached(entry, url, go, &cached, &broken, &e2);
@@ -611,7 +612,7 @@ int cr_cache_load_gguf(cr_cache *c, const char *url, const cr_http_opts *http,
 			res->outcome = CR_CACHE_HIT;
 			res->remote_bytes = entry->remote_bytes;
 			cr_cache_entry_free(entry);
-			return cr_seterr(err, rc, "%s", e2.message);
+			return cr_errcopy(err, rc, &e2);
 		} else if (rc) {
 			/* ... and stale: the file may have changed; ask again. */
 			cr_cache_entry_free(entry);
@@ -693,7 +694,7 @@ int cr_cache_fetch_doc(cr_cache *c, const char *url, const cr_http_opts *http, s
 	cr_cache_result r0;
 	cr_cache_entry *entry = NULL;
 	cr_http_cond cond;
-	cr_error e2 = { 0, "" };
+	cr_error e2 = CR_ERROR_INIT;
 	char *b = NULL;
 	size_t n = 0;
 	int rc;
@@ -709,14 +710,14 @@ int cr_cache_fetch_doc(cr_cache *c, const char *url, const cr_http_opts *http, s
 		if (rc == CR_ERR_PARSE)
 			add_notice(res, "broken cache entry %s (deleted)", e2.message);
 		else if (rc == CR_ERR_NOMEM)
-			return cr_seterr(err, rc, "%s", e2.message);
+			return cr_errcopy(err, rc, &e2);
 	}
 	if (c && entry && validate && (rc = validate((const char *)entry->data, entry->len, ud, &e2)) != CR_OK) {
 		char path[PATH_CAP] = "";
 
 		if (rc == CR_ERR_NOMEM) {
 			cr_cache_entry_free(entry);
-			return cr_seterr(err, rc, "%s", e2.message);
+			return cr_errcopy(err, rc, &e2);
 		}
 		(void)cr_cache_entry_path(c, CR_CACHE_DOC, url, path, sizeof(path), NULL);
 		add_notice(res, "broken cache entry %s: %s (deleted)", path, e2.message);

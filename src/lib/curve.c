@@ -68,7 +68,7 @@ int cr_curve_memory_weights(const cr_model *m, const cr_weights *w, const cr_rig
 		return cr_seterr(err, CR_ERR_INVALID, "curve: missing options, contexts or output");
 	o = *opts;
 	for (size_t i = 0; i < n; i++) {
-		cr_error e = { 0, "" };
+		cr_error e = CR_ERROR_INIT;
 		int rc;
 
 		o.n_ctx = ctx[i];

@@ -251,7 +251,7 @@ int cr_decide_fit(const cr_model *const *models, size_t n_models, const cr_quant
 		cr_estimate_request req = CR_ESTIMATE_REQUEST_INIT;
 		cr_estimate_setup set;
 		cr_best_quant best;
-		cr_error e = { 0, "" };
+		cr_error e = CR_ERROR_INIT;
 		int rc;
 
 		memset(r, 0, sizeof(*r));

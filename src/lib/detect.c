@@ -446,8 +446,9 @@ static void identify(const cr_detect_opts *o, cr_detect_result *r, cr_detect_gpu
 			    g->name, g->memory_gib, g->bandwidth_gbs, g->fp16_tflops);
 	} else {
 		add_finding(r, "gpu", false, source,
-			    "%s, %.1f GiB: not in the catalog, bandwidth unknown; left out of the rig (give --gpu-bw-gbs)",
-			    g->name, g->memory_gib);
+			    "%s, %.1f GiB: not in the catalog, bandwidth unknown; left out of the rig%s%s%s",
+			    g->name, g->memory_gib, o->gpu_bw_option ? " (give " : "",
+			    o->gpu_bw_option ? o->gpu_bw_option : "", o->gpu_bw_option ? ")" : "");
 	}
 }
 
@@ -621,8 +622,9 @@ static bool read_apple(const cr_detect_opts *o, cr_detect_result *r)
 			    "%s: not in the catalog; using the given %g GB/s", g->name,
 			    g->bandwidth_gbs);
 	} else {
-		add_finding(r, "apple", false, how_brand,
-			    "%s: not in the catalog, bandwidth unknown (give --gpu-bw-gbs)", g->name);
+		add_finding(r, "apple", false, how_brand, "%s: not in the catalog, bandwidth unknown%s%s%s",
+			    g->name, o->gpu_bw_option ? " (give " : "", o->gpu_bw_option ? o->gpu_bw_option : "",
+			    o->gpu_bw_option ? ")" : "");
 	}
 	return true;
 }
@@ -646,8 +648,9 @@ static void build_rig(const cr_detect_opts *o, cr_detect_result *r)
 
 		if (!r->n_gpus || g->bandwidth_gbs <= 0) {
 			snprintf(r->rig_problem, sizeof(r->rig_problem),
-				 "the chip \"%s\" is not in the catalog: its memory bandwidth is unknown (give --gpu-bw-gbs)",
-				 r->n_gpus ? g->name : "?");
+				 "the chip \"%s\" is not in the catalog: its memory bandwidth is unknown%s%s%s",
+				 r->n_gpus ? g->name : "?", o->gpu_bw_option ? " (give " : "",
+				 o->gpu_bw_option ? o->gpu_bw_option : "", o->gpu_bw_option ? ")" : "");
 			return;
 		}
 		g->in_rig = true;
@@ -731,12 +734,17 @@ static void build_rig(const cr_detect_opts *o, cr_detect_result *r)
 			 d->memory_gib);
 	}
 	snprintf(rig->notes, sizeof(rig->notes),
-		 "Detected by clefrun detect (/proc/meminfo, /sys/devices/system/cpu%s%s). System RAM bandwidth %g GB/s %s.%s",
+		 "Detected by clefrun detect (/proc/meminfo, /sys/devices/system/cpu%s%s). System RAM bandwidth %g GB/s %s%s%s%s.%s",
 		 r->n_gpus && strcmp(r->gpus[0].vendor, "nvidia") == 0 ? ", nvidia-smi" : "",
 		 r->n_gpus ? ", /sys/class/drm" : "", r->ram_bandwidth_gbs,
+		 r->ram_bandwidth_guessed ? "is a guess (dual-channel DDR4-3200)" : "measured",
+		 !o->measure_command ? ""
+		 : r->ram_bandwidth_guessed ? "; measure it with "
+					    : " by ",
+		 o->measure_command ? o->measure_command : "",
 		 r->ram_bandwidth_guessed
-			 ? "is a guess (dual-channel DDR4-3200); measure it with clefrun detect --measure-bandwidth"
-			 : "measured by clefrun detect --measure-bandwidth (achieved read bandwidth, below the vendor peak the catalog uses, so decode estimates are on the low side)",
+			 ? ""
+			 : " (achieved read bandwidth, below the vendor peak the catalog uses, so decode estimates are on the low side)",
 		 r->n_left_out ? " Some GPUs were left out (unknown figures)." : "");
 	r->rig_ok = true;
 }
@@ -789,9 +797,12 @@ int cr_detect_run(const cr_detect_opts *o, cr_detect_result *r, cr_error *err)
 		} else {
 			r->ram_bandwidth_gbs = CR_DETECT_GUESS_RAM_GBS;
 			r->ram_bandwidth_guessed = true;
-			add_finding(r, "ram_bandwidth", true,
-				    "not measured: conservative default (dual-channel DDR4-3200); run with --measure-bandwidth",
-				    "system RAM bandwidth %.1f GB/s (GUESS)", CR_DETECT_GUESS_RAM_GBS);
+			char how[160];
+
+			snprintf(how, sizeof(how), "not measured: conservative default (dual-channel DDR4-3200)%s%s",
+				 o->measure_option ? "; run with " : "", o->measure_option ? o->measure_option : "");
+			add_finding(r, "ram_bandwidth", true, how, "system RAM bandwidth %.1f GB/s (GUESS)",
+				    CR_DETECT_GUESS_RAM_GBS);
 		}
 	}
 	build_rig(o, r);

@@ -23,3 +23,17 @@ const char *cr_status_str(int status)
 		return "unknown status";
 	}
 }
+
+const char *cr_reason_name(cr_reason reason)
+{
+	static const char *const names[] = {
+		"none", "truncated", "not-gguf", "web-page", "http-auth", "http-token-refused",
+		"http-not-found", "offline-miss", "offline-no-cache-dir", "bad-source", "unknown-model",
+		"hf-repo", "hf-no-quant", "hf-repo-not-found", "hf-file-not-found", "hf-auth",
+		"split-not-first",
+	};
+
+	if ((unsigned)reason >= sizeof(names) / sizeof(names[0]))
+		return "unknown reason";
+	return names[reason];
+}

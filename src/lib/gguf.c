@@ -157,8 +157,9 @@ static int need(ps *p, uint64_t off, uint64_t n, const char *what)
 	int rc;
 
 	if (off > p->size || n > p->size - off)
-		return fail(p, CR_ERR_PARSE, off, "%s runs past the end of the file (%" PRIu64 " bytes)",
-			    what, p->size);
+		return cr_setreason(p->err, CR_REASON_TRUNCATED,
+				    fail(p, CR_ERR_PARSE, off, "%s runs past the end of the file (%" PRIu64 " bytes)",
+					 what, p->size));
 	want = off + n;
 	if (want <= p->len)
 		return CR_OK;
@@ -268,9 +269,10 @@ static int skip_array(ps *p, uint64_t *pos, uint32_t depth, bool top, uint32_t *
 			    "array of %" PRIu64 " elements is above the limit of %" PRIu64, n,
 			    p->o->max_array_len);
 	if (n > (p->size - *pos) / min_size[et])
-		return fail(p, CR_ERR_PARSE, at + 4,
-			    "array of %" PRIu64 " %s elements runs past the end of the file (%" PRIu64
-			    " bytes)", n, cr_gguf_type_name((cr_gguf_type)et), p->size);
+		return cr_setreason(p->err, CR_REASON_TRUNCATED,
+				    fail(p, CR_ERR_PARSE, at + 4,
+					 "array of %" PRIu64 " %s elements runs past the end of the file (%" PRIu64
+					 " bytes)", n, cr_gguf_type_name((cr_gguf_type)et), p->size));
 	first = *pos;
 	if (elem_out) {
 		*elem_out = et;
@@ -536,9 +538,11 @@ static int check_layout(ps *p)
 		start = g->data_offset + t->offset;
 		end = start + t->bytes;
 		if (end > p->size && !p->o->allow_truncated)
-			return fail(p, CR_ERR_PARSE, t->info_offset,
-				    "tensor '%s': data [%" PRIu64 ", %" PRIu64 ") lies past the end of the file (%"
-				    PRIu64 " bytes)", t->name, start, end, p->size);
+			return cr_setreason(p->err, CR_REASON_TRUNCATED,
+					    fail(p, CR_ERR_PARSE, t->info_offset,
+						 "tensor '%s': data [%" PRIu64 ", %" PRIu64
+						 ") lies past the end of the file (%" PRIu64 " bytes)",
+						 t->name, start, end, p->size));
 	}
 	if (n < 2)
 		return CR_OK;
@@ -761,7 +765,9 @@ bad_magic:
 				k += (size_t)snprintf(shown + k, sizeof(shown) - k, "\\x%02x", c);
 		}
 		shown[k] = '\0';
-		return fail(p, CR_ERR_PARSE, 0, "not a GGUF file (magic '%s', expected 'GGUF')", shown);
+		/* '<': "<!DOCTYPE html>", "<html>": a web page where the file was expected. */
+		return cr_setreason(p->err, p->buf[0] == '<' ? CR_REASON_WEB_PAGE : CR_REASON_NOT_GGUF,
+				    fail(p, CR_ERR_PARSE, 0, "not a GGUF file (magic '%s', expected 'GGUF')", shown));
 	}
 }
 

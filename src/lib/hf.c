@@ -514,3 +514,44 @@ int cr_hf_read_token_file(const char *path, char *buf, size_t cap, cr_error *err
 	}
 	return CR_OK;
 }
+
+int cr_hf_find_token(const cr_hf_token_sources *src, char *buf, size_t cap, cr_error *err)
+{
+	char path[1024];
+	int n;
+
+	if (cap)
+		buf[0] = '\0';
+	if (src->token && *src->token && strlen(src->token) < cap) {
+		memcpy(buf, src->token, strlen(src->token) + 1);
+		return CR_OK;
+	}
+	if (src->token_path && *src->token_path)
+		n = snprintf(path, sizeof(path), "%s", src->token_path);
+	else if (src->hf_home && *src->hf_home)
+		n = snprintf(path, sizeof(path), "%s/token", src->hf_home);
+	else if (src->home && *src->home)
+		n = snprintf(path, sizeof(path), "%s/.cache/huggingface/token", src->home);
+	else
+		return cr_seterr(err, CR_ERR_NOTFOUND, "no Hugging Face token");
+	/* A path cut by the buffer names another file: read none. */
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return cr_seterr(err, CR_ERR_NOTFOUND, "Hugging Face token file: path too long");
+	return cr_hf_read_token_file(path, buf, cap, err);
+}
+
+bool cr_hf_url_on_endpoint(const char *endpoint, const char *url)
+{
+	size_t n = strlen(endpoint);
+
+	while (n && endpoint[n - 1] == '/')
+		n--;
+	return strncmp(url, endpoint, n) == 0 && url[n] == '/';
+}
+
+const char *cr_hf_token_for_url(const char *endpoint, const char *token, const char *url)
+{
+	if (!token || !*token || !endpoint || !url)
+		return NULL;
+	return cr_hf_url_on_endpoint(endpoint, url) ? token : NULL;
+}

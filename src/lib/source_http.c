@@ -432,15 +432,18 @@ static int http_error(const char *name, long status, bool token_sent, const char
 	switch (status) {
 	case 401:
 	case 403:
-		/* The token only goes to the Hugging Face endpoint (the CLI's
-		 * choice), so only a sent token can be blamed; without one, the
-		 * CLI adds the HF_TOKEN hint for Hugging Face URLs. */
+		/* The token only goes to the Hugging Face endpoint (hf.h,
+		 * cr_hf_token_for_url), so only a sent token can be blamed;
+		 * without one, model_source.c turns the reason into
+		 * CR_REASON_HF_AUTH for Hugging Face URLs. */
 		if (token_sent)
-			return cr_seterr(err, CR_ERR_IO,
-					 "%s: HTTP %ld: gated or private repository: the token was refused (check HF_TOKEN; for a gated model, accept its license on the model page)",
-					 name, status);
-		return cr_seterr(err, CR_ERR_IO, "%s: HTTP %ld: access denied (no credentials were sent)", name,
-				 status);
+			return cr_setreason(err, CR_REASON_HTTP_TOKEN_REFUSED,
+					    cr_seterr(err, CR_ERR_IO,
+						      "%s: HTTP %ld: gated or private repository: the token was refused (check HF_TOKEN; for a gated model, accept its license on the model page)",
+						      name, status));
+		return cr_setreason(err, CR_REASON_HTTP_AUTH,
+				    cr_seterr(err, CR_ERR_IO, "%s: HTTP %ld: access denied (no credentials were sent)",
+					      name, status));
 	case 429:
 		/* Retry-After: delta-seconds or an HTTP-date (RFC 9110 10.2.3). */
 		if (retry_after && *retry_after)
@@ -450,7 +453,8 @@ static int http_error(const char *name, long status, bool token_sent, const char
 					 strspn(retry_after, "0123456789") == strlen(retry_after) ? " s" : "");
 		return cr_seterr(err, CR_ERR_IO, "%s: HTTP 429: too many requests; retry later", name);
 	case 404:
-		return cr_seterr(err, CR_ERR_NOTFOUND, "%s: HTTP 404: file or repository not found", name);
+		return cr_setreason(err, CR_REASON_HTTP_NOT_FOUND,
+				    cr_seterr(err, CR_ERR_NOTFOUND, "%s: HTTP 404: file or repository not found", name));
 	case 416:
 		return cr_seterr(err, CR_ERR_IO, "%s: HTTP 416: range not satisfiable (the file is shorter than its header says)",
 				 name);

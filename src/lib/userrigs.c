@@ -293,7 +293,7 @@ int cr_userrigs_serialize(const cr_user_rigs *set, char **out, size_t *len, cr_e
 static int check_saved(jr_ctx *c, const cr_user_rigs *set, const cr_rig *r, const cr_catalog *cat,
 		       size_t index)
 {
-	cr_error e = { 0, "" };
+	cr_error e = CR_ERROR_INIT;
 
 	if (r->reference)
 		return jr_fail(c, CR_ERR_INVALID, "reference",

@@ -19,6 +19,7 @@ int cr_seterr_(cr_error *err, int status, const char *fmt, ...)
 		int n;
 
 		err->status = status;
+		err->reason = CR_REASON_NONE;
 		va_start(ap, fmt);
 		n = vsnprintf(raw, sizeof(raw), fmt, ap);
 		va_end(ap);

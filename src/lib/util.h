@@ -8,7 +8,8 @@
 
 #include "clefrun/error.h"
 
-/* Fill *err (if non-NULL) with status and a formatted message; return status.
+/* Fill *err (if non-NULL) with status and a formatted message (reason
+ * CR_REASON_NONE; cr_setreason adds one); return status.
  *
  * The macro makes the result visibly `status` where it is used: the static
  * analyser (scripts/lint) does not look into variadic functions nor into
@@ -19,6 +20,25 @@
 int cr_seterr_(cr_error *err, int status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 #define cr_seterr(err, status, ...) cr_status_of(cr_seterr_((err), (status), __VA_ARGS__), (status))
+
+/* Mark *err (if non-NULL), already filled, with a reason; return status:
+ * `return cr_setreason(err, CR_REASON_TRUNCATED, cr_seterr(err, ...));`. */
+static inline int cr_setreason(cr_error *err, cr_reason reason, int status)
+{
+	if (err)
+		err->reason = reason;
+	return status;
+}
+
+/* Pass an inner error up unchanged (message and reason) with status. */
+static inline int cr_errcopy(cr_error *err, int status, const cr_error *from)
+{
+	if (err && err != from) {
+		*err = *from;
+		err->status = status;
+	}
+	return status;
+}
 
 /* `status`, after the call that produced `done` (see cr_seterr). */
 static inline int cr_status_of(int done, int status)

@@ -21,7 +21,7 @@ static cr_catalog *cat;
 
 static int setup(void **state)
 {
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	return cr_catalog_load_embedded(&cat, &err);
@@ -62,7 +62,7 @@ static const cr_quant *quant(const char *id)
 static cr_rig spec_rig(const char *spec)
 {
 	cr_rig r;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	assert_int_equal(cr_rig_parse_spec(spec, &r, &err), CR_OK);
 	return r;
@@ -72,7 +72,7 @@ static cr_tier tier_of(const cr_model *m, const cr_quant *q, const cr_rig *r,
 		       const cr_estimate_opts *o)
 {
 	cr_estimate e;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	assert_int_equal(cr_estimate_run(m, q, r, o, &e, &err), CR_OK);
 	return e.tier;
@@ -84,7 +84,7 @@ static cr_best_outcome pick(const cr_model *m, const cr_quant *const *q, size_t 
 			    const cr_estimate_opts *o, cr_tier require, size_t *idx, cr_estimate *e)
 {
 	cr_best_quant b;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	memset(&b, 0xa5, sizeof(b));
 	assert_int_equal(cr_decide_best_quant(m, q, nq, r, o, require, &b, &err), CR_OK);
@@ -341,7 +341,7 @@ static void test_invalid(void **state)
 	size_t nq = all_quants(q);
 	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
 	const cr_rig *r = cr_catalog_find_rig(cat, "rtx4090");
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	cr_best_quant b;
 
 	(void)state;
@@ -439,7 +439,7 @@ static void test_fit_ranking(void **state)
 	cr_fit_row rows[128];
 	size_t nm = cr_catalog_model_count(cat), nq = all_quants(q), n_reach = 0;
 	cr_fit_opts fo = CR_FIT_OPTS_INIT;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	const cr_rig *r = cr_catalog_find_rig(cat, "rtx4090");
 
 	(void)state;
@@ -479,7 +479,7 @@ static void test_fit_context_and_options(void **state)
 	cr_fit_row rows[3];
 	size_t nq = all_quants(q), n_reach = 9;
 	cr_fit_opts fo = CR_FIT_OPTS_INIT;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	const cr_rig *r = cr_catalog_find_rig(cat, "rtx4090");
 
 	(void)state;

@@ -26,7 +26,7 @@ static cr_detect_result res;
 
 static int setup(void **state)
 {
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	return cr_catalog_load_embedded(&cat, &err);
@@ -82,7 +82,7 @@ static void estimate_ok(const cr_rig *rig)
 {
 	cr_estimate e;
 	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	assert_int_equal(cr_estimate_run(cr_catalog_find_model(cat, "llama-3.1-8b"),
 					 cr_catalog_find_quant(cat, "Q4_K_M"), rig, &o, &e, &err),
@@ -93,7 +93,7 @@ static void estimate_ok(const cr_rig *rig)
 static void test_nvidia_two_gpus(void **state)
 {
 	cr_detect_opts o = CR_DETECT_OPTS_INIT;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	char root[1024];
 	char *smi = read_fixture("nvidia2/nvidia-smi.out");
 	const cr_device *ref = catalog_device("rtx4090", 0);
@@ -149,7 +149,7 @@ static void test_nvidia_two_gpus(void **state)
 static void test_nvidia_odd_output(void **state)
 {
 	cr_detect_opts o = CR_DETECT_OPTS_INIT;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	char root[1024];
 
 	(void)state;
@@ -187,7 +187,7 @@ static void test_nvidia_odd_output(void **state)
 static void test_amd(void **state)
 {
 	cr_detect_opts o = CR_DETECT_OPTS_INIT;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	char root[1024];
 	const cr_device *ref = catalog_device("rx7900xtx", 0);
 
@@ -224,7 +224,7 @@ static void test_amd(void **state)
 static void test_cpu_only(void **state)
 {
 	cr_detect_opts o = CR_DETECT_OPTS_INIT;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	char root[1024];
 
 	(void)state;
@@ -257,7 +257,7 @@ static void test_cpu_only(void **state)
 static void test_apple(void **state)
 {
 	cr_detect_opts o = CR_DETECT_OPTS_INIT;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	const cr_device *ref = catalog_device("m3-max-128", 0);
 
 	(void)state;
@@ -293,7 +293,7 @@ static void test_apple(void **state)
 static void test_errors(void **state)
 {
 	cr_detect_opts o = CR_DETECT_OPTS_INIT;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	o.root = "/nonexistent-clefrun-root";
@@ -365,7 +365,7 @@ static void test_probe_runs(void **state)
 {
 	cr_probe_opts po = CR_PROBE_OPTS_INIT;
 	cr_probe_result pr;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	po.threads = 2;
@@ -385,6 +385,60 @@ static void test_probe_runs(void **state)
 	assert_int_equal(cr_detect_measure_bandwidth(NULL, NULL, &err), CR_ERR_INVALID);
 }
 
+/* The library names no CLI flag: the advice in findings, rig_problem and
+ * notes names the caller's options, and is left out without them. */
+static bool any_flag(const cr_detect_result *r)
+{
+	for (unsigned i = 0; i < r->n_findings; i++)
+		if (strstr(r->findings[i].value, "--") || strstr(r->findings[i].source, "--"))
+			return true;
+	return strstr(r->rig_problem, "--") || strstr(r->rig.notes, "--");
+}
+
+static void test_advice_names_callers_options(void **state)
+{
+	cr_detect_opts o = CR_DETECT_OPTS_INIT;
+	cr_error err = CR_ERROR_INIT;
+	char root[1024];
+
+	(void)state;
+	root_of(root, sizeof(root), "cpu");
+	o.root = root;
+	o.catalog = cat;
+	assert_int_equal(cr_detect_run(&o, &res, &err), CR_OK);
+	assert_true(res.rig_ok);
+	assert_false(any_flag(&res));
+	assert_string_equal(finding(&res, "ram_bandwidth", NULL)->source,
+			    "not measured: conservative default (dual-channel DDR4-3200)");
+	assert_non_null(strstr(res.rig.notes, "is a guess (dual-channel DDR4-3200)."));
+	o.measure_option = "-m";
+	o.measure_command = "tool -m";
+	assert_int_equal(cr_detect_run(&o, &res, &err), CR_OK);
+	assert_string_equal(finding(&res, "ram_bandwidth", NULL)->source,
+			    "not measured: conservative default (dual-channel DDR4-3200); run with -m");
+	assert_non_null(strstr(res.rig.notes, "is a guess (dual-channel DDR4-3200); measure it with tool -m."));
+	o.measured_ram_gbs = 40;
+	assert_int_equal(cr_detect_run(&o, &res, &err), CR_OK);
+	assert_non_null(strstr(res.rig.notes, "GB/s measured by tool -m (achieved read bandwidth"));
+
+	/* An Apple chip the catalog lacks. */
+	memset(&o, 0, sizeof(o));
+	o.root = "/nonexistent-clefrun-root";
+	o.catalog = cat;
+	o.sysctl_memsize = "137438953472\n";
+	o.sysctl_cpu_brand = "Apple M9 Hyper";
+	o.sysctl_ncpu = "16\n";
+	o.sysctl_cmd = "sysctl";
+	assert_int_equal(cr_detect_run(&o, &res, &err), CR_OK);
+	assert_false(res.rig_ok);
+	assert_false(any_flag(&res));
+	assert_non_null(strstr(res.rig_problem, "its memory bandwidth is unknown"));
+	o.gpu_bw_option = "--bw";
+	assert_int_equal(cr_detect_run(&o, &res, &err), CR_OK);
+	assert_non_null(strstr(res.rig_problem, "its memory bandwidth is unknown (give --bw)"));
+	assert_non_null(finding(&res, "apple", "bandwidth unknown (give --bw)"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -396,6 +450,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_match_table),
 		cmocka_unit_test(test_probe_runs),
+		cmocka_unit_test(test_advice_names_callers_options),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -64,7 +64,7 @@ static void test_rows(void **state)
 		cr_estimate est[MAX_EST];
 		const cr_estimate *p[MAX_EST];
 		size_t got_ctx = 99, got_full = 99;
-		cr_error err = { 0, "" };
+		cr_error err = CR_ERROR_INIT;
 
 		memset(est, 0, sizeof(est));
 		for (size_t k = 0; k < row->n; k++) {
@@ -90,7 +90,7 @@ static void test_errors(void **state)
 	cr_estimate e;
 	const cr_estimate *p[1] = { &e };
 	size_t out = 7;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	memset(&e, 0, sizeof(e));
@@ -111,7 +111,7 @@ static void test_catalog(void **state)
 {
 	static const char *const rig_ids[] = { "rtx4090", "gtx1080ti", "h100-sxm" };
 	cr_catalog *cat = NULL;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	cr_estimate est[3];
 	const cr_estimate *p[3];
 	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;

@@ -33,7 +33,7 @@ typedef struct fixture {
 static int setup(void **state)
 {
 	fixture *f = calloc(1, sizeof(*f));
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	if (!f)
 		return -1;
@@ -116,7 +116,7 @@ static void spit(const char *path, const char *text)
 static cr_rig figures(const char *id, double mem, double bw, unsigned devices, double ram)
 {
 	cr_rig_figures f = CR_RIG_FIGURES_INIT;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	cr_rig r;
 
 	f.id = id;
@@ -135,7 +135,7 @@ static cr_rig figures(const char *id, double mem, double bw, unsigned devices, d
 static void test_path_rule(void **state)
 {
 	char buf[256];
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	assert_int_equal(cr_userrigs_path("/x/cfg", "/home/u", buf, sizeof(buf), &err), CR_OK);
@@ -169,7 +169,7 @@ static void test_add_save_load_round_trip(void **state)
 	fixture *f = *state;
 	cr_user_rigs *set = NULL, *back = NULL;
 	cr_rig a = figures("box", 24, 936, 2, 128), b = figures("laptop", 16, 448, 1, 0);
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	char *text1, *text2;
 	bool exists = false;
 	const cr_rig *r;
@@ -235,7 +235,7 @@ static void test_names(void **state)
 	fixture *f = *state;
 	cr_user_rigs *set = NULL;
 	cr_rig r = figures("box", 24, 936, 1, 0);
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	assert_int_equal(cr_userrigs_new(&set, &err), CR_OK);
 	assert_int_equal(cr_userrigs_add(set, &r, f->cat, false, &err), CR_OK);
@@ -269,7 +269,7 @@ static void test_names(void **state)
 static void test_build_rules(void **state)
 {
 	cr_rig_figures f = CR_RIG_FIGURES_INIT;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	cr_rig r;
 
 	(void)state;
@@ -357,7 +357,7 @@ static void test_validation(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
 		static char sentinel;
 		cr_user_rigs *set = (cr_user_rigs *)(void *)&sentinel; /* must be reset to NULL */
-		cr_error err = { 0, "" };
+		cr_error err = CR_ERROR_INIT;
 		char *after;
 		int rc;
 
@@ -446,7 +446,7 @@ static void test_dangling_symlink_refused(void **state)
 	cr_user_rigs *set = NULL;
 	cr_user_rigs_lock *lock = NULL;
 	cr_rig a = figures("box", 24, 936, 1, 0);
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	struct stat st;
 
 	snprintf(dir, sizeof(dir), "%s/clefrun", f->home);
@@ -515,7 +515,7 @@ static void test_atomic_write_under_kill(void **state)
 		int status;
 		char *now;
 		cr_user_rigs *back = NULL;
-		cr_error err = { 0, "" };
+		cr_error err = CR_ERROR_INIT;
 		pid_t pid = fork();
 
 		assert_true(pid >= 0);
@@ -562,7 +562,7 @@ static void test_save_failure_leaves_file(void **state)
 	cr_user_rigs *a = NULL;
 	cr_rig r1 = figures("alpha", 24, 936, 1, 0);
 	char dir[600], *before, *after;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	assert_int_equal(cr_userrigs_new(&a, NULL), CR_OK);
 	assert_int_equal(cr_userrigs_add(a, &r1, f->cat, false, NULL), CR_OK);

@@ -46,7 +46,7 @@ static void estimate_all(const cr_model *m, const cr_quant *q, const cr_rig *r)
 	static const uint32_t ctxs[] = { 1, 4096, 1u << 30 };
 	cr_estimate est;
 	cr_term terms[32];
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	char why[128];
 
 	for (size_t i = 0; i < sizeof(ctxs) / sizeof(ctxs[0]); i++) {
@@ -76,7 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *docs[3] = { fixed[0], fixed[1], fixed[2] };
 	size_t lens[3] = { strlen(fixed[0]), strlen(fixed[1]), strlen(fixed[2]) };
 	cr_catalog *cat = NULL;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	const char *ids[8];
 
 	docs[FUZZ_CATALOG_KIND] = (const char *)data;

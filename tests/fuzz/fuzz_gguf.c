@@ -43,7 +43,7 @@ static void exercise_kv(const cr_gguf *g, size_t i)
 {
 	const char *key = cr_gguf_kv_key(g, i);
 	char buf[256];
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	uint64_t u64, count;
 	uint32_t u32;
 	int64_t i64;
@@ -87,7 +87,7 @@ static void estimate(const cr_gguf_model *gm)
 	cr_quant q;
 	cr_weights w;
 	cr_estimate est;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	const uint32_t ctxs[2] = { 0, gm->model.context_max };
 
 	if (cr_rig_parse_spec("custom:mem_gb=24,bw_gbs=1000,tflops=100,ram_gb=64,ram_bw_gbs=80",
@@ -136,7 +136,7 @@ static void estimate(const cr_gguf_model *gm)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	cr_source *s = NULL;
 	cr_gguf *g = NULL;
 	cr_gguf_opts o = CR_GGUF_OPTS_INIT;

@@ -3,7 +3,9 @@
  * and from Hugging Face listings: "hf:OWNER/REPO[/PATH.gguf|:QUANT]"
  * (cr_hf_parse), the URLs built from them (cr_hf_file_url, cr_hf_tree_url),
  * split-file names (cr_gguf_split_parse, cr_gguf_split_name) and the quant
- * named in a file name (cr_hf_guess_quant). The input is the string.
+ * named in a file name (cr_hf_guess_quant), the kind of a SOURCE
+ * (cr_model_source_classify; the kinds that need no I/O resolved) and the
+ * token scoping rule (cr_hf_token_for_url). The input is the string.
  */
 #include <string.h>
 
@@ -14,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *s, url[2048], q[CR_ID_MAX], name[1024];
 	cr_hf_ref ref;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	size_t plen;
 	uint32_t no, count;
 
@@ -48,6 +50,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (cr_hf_guess_quant(s, q, sizeof(q)))
 		FUZZ_CHECK(q[0] != '\0');
 	(void)cr_hf_guess_quant(s, q, 2);
+	{
+		cr_model_source_kind kind = cr_model_source_classify(s);
+		const char *t = cr_hf_token_for_url(CR_HF_DEFAULT_ENDPOINT, "tok", s);
+
+		FUZZ_CHECK(!t || strncmp(s, CR_HF_DEFAULT_ENDPOINT "/", sizeof(CR_HF_DEFAULT_ENDPOINT)) == 0);
+		(void)cr_hf_url_on_endpoint(s, CR_HF_DEFAULT_ENDPOINT "/x");
+		if (kind == CR_MODEL_SOURCE_BAD_URL || kind == CR_MODEL_SOURCE_CATALOG) {
+			cr_model_source *m = NULL;
+
+			/* No catalog: both are refused without I/O, the message cut and safe. */
+			FUZZ_CHECK(cr_model_source_resolve(s, NULL, &m, &err) != 0 && !m && err.message[0] &&
+				   err.reason == CR_REASON_BAD_SOURCE);
+		}
+	}
 	free(s);
 	return 0;
 }

@@ -10,7 +10,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	cr_hf_entry *e = NULL;
 	size_t n = 0, idx;
 

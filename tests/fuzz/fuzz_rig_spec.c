@@ -15,7 +15,7 @@ static void use(const cr_rig *r)
 	cr_quant q;
 	cr_estimate est;
 	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	FUZZ_CHECK(r->n_devices >= 1 && r->n_devices <= 2);
 	FUZZ_CHECK(memchr(r->id, '\0', sizeof(r->id)) && memchr(r->name, '\0', sizeof(r->name)));
@@ -51,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const char prefix[] = CR_RIG_SPEC_PREFIX;
 	char *s;
 	cr_rig r;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	if (size > 4096)
 		return 0;

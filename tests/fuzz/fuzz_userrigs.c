@@ -16,7 +16,7 @@ static const cr_catalog *catalog(void)
 	static int tried;
 
 	if (!tried) {
-		cr_error err = { 0, "" };
+		cr_error err = CR_ERROR_INIT;
 
 		tried = 1;
 		if (cr_catalog_load_embedded(&cat, &err) != 0) {
@@ -30,7 +30,7 @@ static const cr_catalog *catalog(void)
 static void round_trip(const cr_user_rigs *set, const cr_catalog *cat)
 {
 	cr_user_rigs *again = NULL;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	char *text = NULL;
 	size_t len = 0;
 
@@ -60,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	for (int k = 0; k < 2; k++) {
 		cr_user_rigs *set = NULL;
-		cr_error err = { 0, "" };
+		cr_error err = CR_ERROR_INIT;
 		const char *ids[8];
 
 		if (cr_userrigs_load_buffer((const char *)data, size, "rigs.json", cats[k], &set,

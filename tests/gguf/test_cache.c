@@ -61,7 +61,7 @@ static cr_cache *open_cache(cr_cache_mode mode, int64_t max_age)
 {
 	cr_cache_opts o = CR_CACHE_OPTS_INIT;
 	cr_cache *c = NULL;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	o.mode = mode;
 	o.max_age_s = max_age;
@@ -281,7 +281,7 @@ static void test_dir(void **state)
 		{ "rel", "rel", NULL, CR_ERR_INVALID },
 	};
 	char buf[256], small[8];
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -298,7 +298,7 @@ static void test_roundtrip_hit(void **state)
 	static const char payload[] = "GGUF\3\0\0\0header bytes\n\0with a NUL";
 	cr_cache *c = open_cache(CR_CACHE_USE, 3600);
 	cr_cache_entry e, *got = NULL;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	struct stat st;
 	time_t now = time(NULL);
 
@@ -327,7 +327,7 @@ static void test_miss(void **state)
 {
 	cr_cache *c = open_cache(CR_CACHE_USE, 3600);
 	cr_cache_entry e, *got = NULL;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	char pa[4096], pb[4096];
 
 	(void)state;
@@ -380,7 +380,7 @@ static void test_corrupted_entries(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		cr_cache *c = open_cache(CR_CACHE_USE, 3600);
 		cr_cache_entry e, *got = NULL;
-		cr_error err = { 0, "" };
+		cr_error err = CR_ERROR_INIT;
 		char path[4096], want[4400];
 		unsigned char *b;
 		size_t len;
@@ -473,7 +473,7 @@ static void test_every_truncation_and_flip(void **state)
 	static const char payload[] = "GGUF\3\0\0\0 the payload";
 	cr_cache *c = open_cache(CR_CACHE_USE, 3600);
 	cr_cache_entry e, *got = NULL;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	char path[4096];
 	unsigned char *good;
 	size_t len;
@@ -510,7 +510,7 @@ static void test_refused_writes(void **state)
 {
 	cr_cache *c = open_cache(CR_CACHE_USE, 3600);
 	cr_cache_entry e;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	char longurl[CR_CACHE_URL_MAX + 10];
 
 	(void)state;
@@ -539,7 +539,7 @@ static void test_atomic_write(void **state)
 	static const char url[] = "http://h/race.gguf";
 	cr_cache *c = open_cache(CR_CACHE_USE, 3600);
 	cr_cache_entry e, *got = NULL;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	char ro[512];
 	pid_t writer;
 	int status, seen_a = 0, seen_b = 0;
@@ -627,7 +627,7 @@ static void test_gguf_miss_then_hit(void **state)
 	cr_cache *c = open_cache(CR_CACHE_USE, 3600);
 	cr_gguf *g1 = NULL, *g2 = NULL;
 	cr_cache_result res;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	logsum l;
 
 	(void)state;
@@ -672,7 +672,7 @@ static void test_gguf_revalidate(void **state)
 	cr_cache *c = open_cache(CR_CACHE_USE, 3600);
 	cr_gguf *g = NULL;
 	cr_cache_result res;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	char u[256];
 	logsum l;
 
@@ -717,7 +717,7 @@ static void test_gguf_revalidate_linked_etag(void **state)
 	cr_cache *c = open_cache(CR_CACHE_USE, 0);
 	cr_gguf *g = NULL;
 	cr_cache_result res;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	logsum l;
 
 	(void)state;
@@ -743,7 +743,7 @@ static void test_gguf_etag_change(void **state)
 	cr_cache_entry *e = NULL;
 	cr_gguf *g = NULL;
 	cr_cache_result res;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	char u[256], first[CR_CACHE_ETAG_MAX];
 	logsum l;
 
@@ -780,7 +780,7 @@ static void test_offline(void **state)
 	cr_cache *on = open_cache(CR_CACHE_USE, 3600), *off = open_cache(CR_CACHE_OFFLINE, 0);
 	cr_gguf *g = NULL;
 	cr_cache_result res;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	char u[256], want[700];
 
 	(void)state;
@@ -815,7 +815,7 @@ static void test_gguf_broken_entry_replaced(void **state)
 	cr_cache_entry *e = NULL, bad;
 	cr_gguf *g = NULL;
 	cr_cache_result res;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	char u[256], path[4096];
 	unsigned char *b;
 	size_t len;
@@ -877,7 +877,7 @@ static void test_gguf_options_refusal_is_not_broken(void **state)
 	cr_gguf_opts lenient = CR_GGUF_OPTS_INIT;
 	cr_gguf *g = NULL;
 	cr_cache_result res;
-	cr_error err = { 0, "" }, net = { 0, "" };
+	cr_error err = CR_ERROR_INIT, net = CR_ERROR_INIT;
 
 	(void)state;
 	lenient.allow_truncated = true;
@@ -902,7 +902,7 @@ static void test_no_etag_not_cached(void **state)
 	cr_cache *c = open_cache(CR_CACHE_USE, 3600);
 	cr_gguf *g = NULL;
 	cr_cache_result res;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	assert_int_equal(load(c, "/noetag/tiny-llama.gguf", NULL, &g, &res, &err), 0);
@@ -935,7 +935,7 @@ static void test_documents(void **state)
 {
 	cr_cache *c = open_cache(CR_CACHE_USE, 3600), *off = open_cache(CR_CACHE_OFFLINE, 0);
 	cr_cache_result res;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	char u[256], *body = NULL, *body2 = NULL, path[4096];
 	size_t len, len2;
 	int calls = 0;

@@ -24,7 +24,7 @@ static cr_catalog *cat;
 
 static int setup(void **state)
 {
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	return cr_catalog_load_embedded(&cat, &err);
@@ -42,7 +42,7 @@ static cr_gguf *load_fixture(const char *file)
 	char path[512];
 	cr_source *s;
 	cr_gguf *g;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	cr_gguf_opts o = CR_GGUF_OPTS_INIT;
 
 	o.allow_truncated = true;
@@ -58,7 +58,7 @@ static void map_fixture(const char *file, cr_gguf_model *gm)
 {
 	cr_gguf *g = load_fixture(file);
 	const cr_gguf *parts[1] = { g };
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	if (cr_gguf_to_model(parts, 1, gm, &err))
 		fail_msg("%s", err.message);
@@ -257,7 +257,7 @@ static void test_split_parts(void **state)
 	cr_gguf *whole = load_fixture("tiny-llama.gguf");
 	const cr_gguf *parts[2] = { a, b }, *one[1] = { whole }, *rev[2] = { b, a };
 	cr_gguf_model gm, gw;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	assert_int_equal(cr_gguf_to_model(parts, 2, &gm, &err), 0);
@@ -331,7 +331,7 @@ static void test_mapping_errors(void **state)
 {
 	gb b;
 	cr_gguf_model gm;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	uint32_t kv3[3] = { 1, 2, 3 };
 
 	(void)state;
@@ -571,7 +571,7 @@ static void test_keys_against_shapes(void **state)
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		gb b;
 		cr_gguf_model gm;
-		cr_error err = { 0, "" };
+		cr_error err = CR_ERROR_INIT;
 		int rc;
 
 		shaped(&b, rows[i].arch, rows[i].experts, rows[i].over, rows[i].n_over);
@@ -598,7 +598,7 @@ static void test_ssm_keys(void **state)
 	unsigned char *buf, *at;
 	gb b;
 	cr_gguf_model gm;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
 
 	(void)state;

@@ -35,7 +35,7 @@ static int parse(const gb *b, const cr_gguf_opts *o, cr_gguf **g, cr_error *err)
 /* Parse and expect failure with this status and message. */
 static void expect_fail(const gb *b, const cr_gguf_opts *o, int status, const char *msg)
 {
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	cr_gguf *g = NULL;
 	int rc = parse(b, o, &g, &err);
 
@@ -53,7 +53,7 @@ static void test_tiny_v3_and_v2(void **state)
 	for (uint32_t v = 2; v <= 3; v++) {
 		gb b;
 		cr_gguf *g;
-		cr_error err = { 0, "" };
+		cr_error err = CR_ERROR_INIT;
 		const cr_gguf_tensor *t;
 
 		gb_init(&b);
@@ -88,7 +88,7 @@ static void test_getters(void **state)
 {
 	gb b;
 	cr_gguf *g;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	uint64_t u;
 	uint32_t u32;
 	int64_t i;
@@ -175,7 +175,7 @@ static void test_nested_arrays_within_depth(void **state)
 {
 	gb b;
 	cr_gguf *g;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	cr_gguf_type et;
 	uint64_t n;
 
@@ -376,7 +376,7 @@ static void test_arrays(void **state)
 	o.max_array_depth = 5;
 	{
 		cr_gguf *g;
-		cr_error err = { 0, "" };
+		cr_error err = CR_ERROR_INIT;
 
 		assert_int_equal(parse(&b, &o, &g, &err), 0);
 		cr_gguf_free(g);
@@ -468,7 +468,7 @@ static void test_tensor_infos(void **state)
 	{
 		cr_gguf_opts o = CR_GGUF_OPTS_INIT;
 		cr_gguf *g;
-		cr_error err = { 0, "" };
+		cr_error err = CR_ERROR_INIT;
 
 		o.allow_truncated = true;
 		assert_int_equal(parse(&b, &o, &g, &err), 0);
@@ -504,7 +504,7 @@ static void test_tensor_infos(void **state)
 	one_tensor(&b, 64, 2, ok, 0, 0, 256);
 	{
 		cr_gguf *g;
-		cr_error err = { 0, "" };
+		cr_error err = CR_ERROR_INIT;
 
 		assert_int_equal(parse(&b, NULL, &g, &err), 0);
 		assert_int_equal(cr_gguf_alignment(g), 64);
@@ -664,7 +664,7 @@ static void test_every_truncation(void **state)
 	gb_tiny_llama(&b, 3, NULL);
 	full = b.len;
 	for (size_t n = 0; n < 1400; n++) {
-		cr_error err = { 0, "" };
+		cr_error err = CR_ERROR_INIT;
 		cr_gguf *g = NULL;
 		int rc;
 
@@ -693,7 +693,7 @@ static void test_byte_flips(void **state)
 	for (int it = 0; it < 4000; it++) {
 		unsigned char *copy = malloc(b.len);
 		gb m = { copy, b.len, b.len };
-		cr_error err = { 0, "" };
+		cr_error err = CR_ERROR_INIT;
 		cr_gguf *g = NULL;
 
 		memcpy(copy, b.p, b.len);
@@ -772,7 +772,7 @@ static void test_read_budget(void **state)
 		gb b;
 		cr_source *s;
 		cr_gguf *g;
-		cr_error err = { 0, "" };
+		cr_error err = CR_ERROR_INIT;
 		cr_source_stats st;
 		uint64_t hdr;
 
@@ -809,7 +809,7 @@ static void test_fixture_files(void **state)
 		char path[512];
 		cr_source *s;
 		cr_gguf *g;
-		cr_error err = { 0, "" };
+		cr_error err = CR_ERROR_INIT;
 		cr_gguf_opts o = CR_GGUF_OPTS_INIT;
 		cr_source_stats st;
 
@@ -834,7 +834,7 @@ static void test_fixture_files(void **state)
 static void test_file_source_errors(void **state)
 {
 	cr_source *s;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	char buf[8];
 
 	(void)state;
@@ -859,7 +859,7 @@ static void test_split_names(void **state)
 	char buf[256];
 	size_t plen;
 	uint32_t no, count;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	assert_true(cr_gguf_split_parse("dir/Model-Q4_K_M-00001-of-00003.gguf", &plen, &no, &count));

@@ -141,7 +141,7 @@ static int load(const char *path, const cr_http_opts *o, cr_source_stats *st, cr
 
 static void test_small_header_one_request(void **state)
 {
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	cr_source_stats st;
 	uint64_t hdr = 0;
 	logsum l;
@@ -158,7 +158,7 @@ static void test_small_header_one_request(void **state)
 
 static void test_header_under_1mib_budget(void **state)
 {
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	cr_source_stats st;
 	uint64_t hdr = 0;
 	logsum l;
@@ -177,7 +177,7 @@ static void test_header_under_1mib_budget(void **state)
 
 static void test_large_header(void **state)
 {
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	cr_source_stats st;
 	uint64_t hdr = 0;
 	logsum l;
@@ -194,7 +194,7 @@ static void test_large_header(void **state)
 
 static void test_server_ignores_range(void **state)
 {
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	cr_source_stats st;
 	uint64_t hdr = 0;
 	char u[256];
@@ -222,7 +222,7 @@ static void test_server_ignores_range(void **state)
  * bytes sent again do not count against the cap. */
 static void test_server_ignores_range_large_header(void **state)
 {
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	cr_source_stats st;
 	uint64_t hdr = 0;
 	logsum l;
@@ -246,7 +246,7 @@ static void test_server_ignores_range_large_header(void **state)
 
 static void test_wrong_content_range(void **state)
 {
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	char want[400];
 	struct stat st;
 
@@ -268,7 +268,7 @@ static void test_wrong_content_range(void **state)
 
 static void test_truncated_body(void **state)
 {
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	char want[256];
 
 	(void)state;
@@ -280,7 +280,7 @@ static void test_truncated_body(void **state)
 
 static void test_slow_drip_times_out(void **state)
 {
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	cr_http_opts o = CR_HTTP_OPTS_INIT;
 	char want[256];
 
@@ -296,7 +296,7 @@ static void test_slow_drip_times_out(void **state)
 static void test_request_time_cap(void **state)
 {
 	cr_http_opts o = CR_HTTP_OPTS_INIT;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	char want[512];
 
 	(void)state;
@@ -331,7 +331,7 @@ static void on_progress(void *arg, uint64_t now, uint64_t total)
 static void test_command_deadline(void **state)
 {
 	cr_http_opts o = CR_HTTP_OPTS_INIT;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	progress_seen seen = { 0, 0 };
 	char want[512];
 	uint64_t t0, took;
@@ -373,7 +373,7 @@ static void test_command_deadline(void **state)
 
 static void test_tls_failure(void **state)
 {
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	char u[256], want[300];
 	cr_source *s;
 
@@ -389,7 +389,7 @@ static void test_tls_failure(void **state)
  * the source disables that. The server is its own proxy. */
 static void test_proxy_from_environment(void **state)
 {
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	cr_source *s = NULL;
 	char line[4096];
 	bool via_proxy = false;
@@ -420,7 +420,7 @@ static void test_proxy_from_environment(void **state)
 /* Bytes of two versions of a file are never mixed into one header. */
 static void test_file_changed_between_requests(void **state)
 {
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	assert_int_equal(load("/changing/big.gguf", NULL, NULL, &err, NULL), CR_ERR_IO);
@@ -447,7 +447,7 @@ static void test_http_statuses(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		cr_error err = { 0, "" };
+		cr_error err = CR_ERROR_INIT;
 		char want[300];
 
 		assert_int_equal(load(cases[i].path, NULL, NULL, &err, NULL), cases[i].status);
@@ -458,7 +458,7 @@ static void test_http_statuses(void **state)
 
 static void test_redirects(void **state)
 {
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	char want[256];
 	logsum l;
 
@@ -496,7 +496,7 @@ static void test_not_http(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		cr_error err = { 0, "" };
+		cr_error err = CR_ERROR_INIT;
 		char want[400];
 
 		assert_int_equal(load(cases[i].path, NULL, NULL, &err, NULL), CR_ERR_IO);
@@ -508,7 +508,7 @@ static void test_not_http(void **state)
 
 static void test_bearer_token(void **state)
 {
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	cr_http_opts o = CR_HTTP_OPTS_INIT;
 	char want[300];
 
@@ -532,7 +532,7 @@ static void test_bearer_token(void **state)
 
 static void test_credentials_not_in_messages(void **state)
 {
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	char u[256];
 	cr_source *s;
 
@@ -546,7 +546,7 @@ static void test_credentials_not_in_messages(void **state)
 
 static void test_connect_refused(void **state)
 {
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	cr_source *s;
 
 	(void)state;
@@ -557,7 +557,7 @@ static void test_connect_refused(void **state)
 
 static void test_byte_cap(void **state)
 {
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	cr_http_opts o = CR_HTTP_OPTS_INIT;
 	char want[256];
 
@@ -575,7 +575,7 @@ static void test_hugging_face_repo(void **state)
 	size_t len, idx;
 	cr_hf_entry *e = NULL;
 	size_t n;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	cr_http_opts o = CR_HTTP_OPTS_INIT;
 	cr_source *s;
 	cr_gguf *g;
@@ -632,7 +632,7 @@ static void test_remote_split(void **state)
 	cr_source *s1, *s2;
 	cr_gguf *g1, *g2;
 	cr_gguf_model gm;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	url(u1, sizeof(u1), "/files/tiny-split-00001-of-00002.gguf");

@@ -16,7 +16,7 @@
 static void test_parse(void **state)
 {
 	cr_hf_ref r;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	assert_int_equal(cr_hf_parse("hf:unsloth/Qwen3.5-9B-GGUF", &r, &err), 0);
@@ -52,7 +52,7 @@ static void test_parse(void **state)
 static void test_urls(void **state)
 {
 	char buf[256];
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	assert_int_equal(cr_hf_file_url("https://huggingface.co/", "o/r", "main", "d/M Q4.gguf", buf,
@@ -108,7 +108,7 @@ static void test_tree(void **state)
 		"{\"type\":\"file\",\"path\":\"../evil.gguf\",\"size\":3}]";
 	cr_hf_entry *e;
 	size_t n, idx;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	assert_int_equal(cr_hf_parse_tree(json, strlen(json), "t", &e, &n, &err), 0);
@@ -158,7 +158,7 @@ static void test_tree_duplicates(void **state)
 		"{\"type\":\"file\",\"path\":\"M-BF16-00001-of-00002.gguf\",\"size\":4}]";
 	cr_hf_entry *e;
 	size_t n;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	assert_int_equal(cr_hf_parse_tree(json, strlen(json), "t", &e, &n, &err), 0);
@@ -177,7 +177,7 @@ static void test_tree_too_deep(void **state)
 	char buf[3000];
 	cr_hf_entry *e;
 	size_t n;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	memset(buf, '[', sizeof(buf));
@@ -193,7 +193,7 @@ static void test_token_file(void **state)
 {
 	char path[] = "/tmp/clefrun-token-XXXXXX";
 	char tok[64];
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	int fd = mkstemp(path);
 	FILE *f;
 
@@ -213,6 +213,40 @@ static void test_token_file(void **state)
 	assert_int_equal(cr_hf_read_token_file(path, tok, sizeof(tok), &err), CR_ERR_NOTFOUND);
 }
 
+/* Which URLs get the token: those on the endpoint, nothing that only looks like it. */
+static void test_token_scoping(void **state)
+{
+	static const struct {
+		const char *endpoint, *url;
+		bool on;
+	} cases[] = {
+		{ "https://huggingface.co", "https://huggingface.co/o/r/resolve/main/x.gguf", true },
+		{ "https://huggingface.co/", "https://huggingface.co/api/models/o/r/tree/main", true },
+		{ "https://huggingface.co//", "https://huggingface.co/x", true },
+		{ "https://huggingface.co", "https://huggingface.co", false },
+		{ "https://huggingface.co", "https://huggingface.co.evil.example/x", false },
+		{ "https://huggingface.co", "https://huggingface.com/x", false },
+		{ "https://huggingface.co", "http://huggingface.co/x", false },
+		{ "https://huggingface.co", "https://cdn-lfs.huggingface.co/x", false },
+		{ "https://huggingface.co", "https://evil.example/https://huggingface.co/x", false },
+		{ "http://127.0.0.1:8080/hf", "http://127.0.0.1:8080/hf/o/r", true },
+		{ "http://127.0.0.1:8080/hf", "http://127.0.0.1:8080/hfx/o/r", false },
+		{ "http://127.0.0.1:8080/hf", "http://127.0.0.1:8080/files/x.gguf", false },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *t = cr_hf_token_for_url(cases[i].endpoint, "tok", cases[i].url);
+
+		if (cr_hf_url_on_endpoint(cases[i].endpoint, cases[i].url) != cases[i].on)
+			fail_msg("%s on %s: expected %d", cases[i].url, cases[i].endpoint, cases[i].on);
+		if (cases[i].on ? !t || strcmp(t, "tok") != 0 : t != NULL)
+			fail_msg("token for %s on %s", cases[i].url, cases[i].endpoint);
+	}
+	assert_null(cr_hf_token_for_url("https://huggingface.co", NULL, "https://huggingface.co/x"));
+	assert_null(cr_hf_token_for_url("https://huggingface.co", "", "https://huggingface.co/x"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -223,6 +257,7 @@ int main(void)
 		cmocka_unit_test(test_tree_duplicates),
 		cmocka_unit_test(test_tree_too_deep),
 		cmocka_unit_test(test_token_file),
+		cmocka_unit_test(test_token_scoping),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

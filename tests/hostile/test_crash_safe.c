@@ -135,7 +135,7 @@ static void test_cache_write_under_kill(void **state)
 	char dir[400];
 	cr_cache *c = NULL;
 	cr_cache_entry e;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	struct timespec t0, t1;
 	long put_us;
 
@@ -212,7 +212,7 @@ static void test_cache_torn_entry_reported(void **state)
 	char dir[400], path[1024];
 	cr_cache *c = NULL;
 	cr_cache_entry e, *got = NULL;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	struct stat st;
 
 	(void)state;
@@ -236,7 +236,7 @@ static void test_userrigs_not_a_regular_file(void **state)
 {
 	char path[512], want[600];
 	cr_user_rigs *set = NULL;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	bool exists = true;
 
 	(void)state;
@@ -299,7 +299,7 @@ static void test_userrigs_build_long_text(void **state)
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		cr_rig_figures f = CR_RIG_FIGURES_INIT;
 		cr_rig r;
-		cr_error err = { 0, "" };
+		cr_error err = CR_ERROR_INIT;
 		/* 'é' (2 bytes) then ASCII: a cut at the field size could split it. */
 		size_t n = rows[i].len;
 
@@ -371,7 +371,7 @@ static void test_gguf_header_memory_cap(void **state)
 	off_t at = 24;
 	cr_source *src = NULL;
 	cr_gguf *g = NULL;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	long before;
 	int fd;
 

@@ -22,7 +22,7 @@ static cr_catalog *cat;
 
 static int setup(void **state)
 {
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	if (cr_catalog_load_embedded(&cat, &err)) {
@@ -163,7 +163,7 @@ static void test_one_gpu_memory(void **state)
 	cr_memory a, b;
 	cr_rig one;
 	uint32_t ctx = 8192;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	cr_curve_one_gpu_rig(&one);
@@ -189,7 +189,7 @@ static void test_one_gpu_weights(void **state)
 	static const char *const models[] = { "gemma-3-4b", "llama-3.1-8b", "gpt-oss-20b", "qwen3.5-9b" };
 	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
 	cr_rig one;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	cr_curve_one_gpu_rig(&one);
@@ -247,7 +247,7 @@ static void test_memory_matches_estimate(void **state)
 
 		o.type_k = o.type_v = rows[i].kv;
 		for (size_t r = 0; r < 2; r++) {
-			cr_error err = { 0, "" };
+			cr_error err = CR_ERROR_INIT;
 			int rc = cr_curve_memory(m, q, rigs[r], &o, c, n, mem, &err);
 
 			if (rc) {
@@ -283,7 +283,7 @@ static void test_one_gpu_rig(void **state)
 	uint32_t c[2] = { 512, 262144 };
 	cr_memory mem[2];
 	cr_estimate e;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	cr_rig one;
 
 	(void)state;
@@ -313,7 +313,7 @@ static void test_memory_errors(void **state)
 	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
 	uint32_t c[3] = { 512, 131072, 131073 };
 	cr_memory mem[3];
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	cr_rig one;
 
 	(void)state;

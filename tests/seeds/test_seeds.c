@@ -95,7 +95,7 @@ static const cr_model *flash;
 
 static int setup(void **state)
 {
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	if (cr_catalog_load_embedded(&cat, &err)) {
@@ -128,7 +128,7 @@ static cr_estimate estimate(const char *rig_id, uint32_t ctx)
 	const cr_quant *q = cr_catalog_find_quant(cat, "Q4_K_M");
 	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
 	cr_estimate e;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	assert_non_null(q);
 	o.n_ctx = ctx;

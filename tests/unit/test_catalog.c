@@ -52,7 +52,7 @@ typedef struct shipped {
 static int shipped_setup(void **state)
 {
 	shipped *s = calloc(1, sizeof(*s));
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	if (!s)
 		return -1;
@@ -568,7 +568,7 @@ static void test_base_documents_load(void **state)
 {
 	size_t lens[3];
 	cr_catalog *cat = NULL;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	const cr_model *m;
 	const cr_rig *r;
 
@@ -608,7 +608,7 @@ static void test_hostile_documents(void **state)
 		char *doc;
 		/* A non-NULL sentinel: the loader must reset *out on failure. */
 		cr_catalog *cat = (cr_catalog *)&bad;
-		cr_error err = { 0, "" };
+		cr_error err = CR_ERROR_INIT;
 		int rc;
 
 		for (int f = 0; f < 3; f++) {
@@ -648,7 +648,7 @@ static void test_buffer_names(void **state)
 	char rigs[] = RIGS_DOC(RIG_GPU);
 	char *bw = strstr(rigs, "1000");
 	cr_catalog *cat = NULL;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	int rc;
 
 	(void)state;
@@ -668,7 +668,7 @@ static void test_buffers_not_terminated(void **state)
 	size_t lens[3];
 	char *copies[3];
 	cr_catalog *cat = NULL;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	for (int i = 0; i < 3; i++) {
@@ -701,7 +701,7 @@ static void test_trailing_garbage(void **state)
 	size_t lens[3] = { strlen(base_docs[0]), strlen(doc), strlen(base_docs[2]) };
 	size_t at = strlen(QUANTS_DOC(QUANT_Q4)) + 3;
 	cr_catalog *cat = NULL;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	char want[128];
 	int rc;
 
@@ -721,7 +721,7 @@ static void test_trailing_whitespace(void **state)
 	const char *docs[3] = { base_docs[0], doc, base_docs[2] };
 	size_t lens[3] = { strlen(base_docs[0]), strlen(doc), strlen(base_docs[2]) };
 	cr_catalog *cat = NULL;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	assert_int_equal(load3(docs, lens, &cat, &err), CR_OK);
@@ -736,7 +736,7 @@ static void test_deep_nesting(void **state)
 	const char *docs[3];
 	size_t lens[3];
 	cr_catalog *cat = NULL;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	assert_non_null(doc);
@@ -792,7 +792,7 @@ static void test_deep_but_legal_nesting(void **state)
 	const char *docs[3];
 	size_t lens[3];
 	cr_catalog *cat = NULL;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	assert_non_null(d);
@@ -820,7 +820,7 @@ static void test_too_many_entries(void **state)
 	const char *docs[3];
 	size_t lens[3];
 	cr_catalog *cat = NULL;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	assert_non_null(d);
@@ -850,7 +850,7 @@ static void test_file_too_large_buffer(void **state)
 	const char *docs[3];
 	size_t lens[3];
 	cr_catalog *cat = NULL;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	assert_non_null(big);
@@ -874,7 +874,7 @@ static void test_file_too_large_buffer(void **state)
 static void test_fixture_minimal(void **state)
 {
 	cr_catalog *cat = NULL;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	const cr_model *m;
 	const cr_rig *r;
 	const cr_quant *q;
@@ -957,7 +957,7 @@ static void test_fixture_errors(void **state)
 	(void)state;
 	for (size_t i = 0; i < UNIT_ARRAY_LEN(rows); i++) {
 		cr_catalog *cat = NULL;
-		cr_error err = { 0, "" };
+		cr_error err = CR_ERROR_INIT;
 		int rc = cr_catalog_load_dir(rows[i].dir, &cat, &err);
 
 		if (!unit_check_error(rows[i].dir, rc, &err, rows[i].status, rows[i].message))
@@ -1006,7 +1006,7 @@ static void test_dir_too_large_and_unreadable(void **state)
 	char dir[] = "/tmp/clefrun-test-catalog-XXXXXX";
 	char want[640], sub[600];
 	cr_catalog *cat = NULL;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
@@ -1075,7 +1075,7 @@ static void test_buffer_100mb(void **state)
 	const char *docs[3];
 	size_t lens[3];
 	cr_catalog *cat = NULL;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	assert_non_null(doc);

@@ -28,7 +28,7 @@ static cr_catalog *cat;
 
 static int setup(void **state)
 {
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	if (cr_catalog_load_embedded(&cat, &err)) {
@@ -110,7 +110,7 @@ static cr_estimate run(const cr_model *m, const cr_quant *q, const cr_rig *r,
 		       const cr_estimate_opts *o)
 {
 	cr_estimate e;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	int rc = cr_estimate_run(m, q, r, o, &e, &err);
 
 	if (rc != CR_OK)
@@ -486,7 +486,7 @@ static void test_compute_buffer_logs(void **state)
 		{ "llama-3.1-8b", 8192, false, 553648128ull + 50331648ull, 560.00 },
 	};
 	cr_rig cpu;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	unsigned bad = 0;
 
 	(void)state;
@@ -522,7 +522,7 @@ static void test_weights(void **state)
 	cr_rig big = gpu_rig(1000, 1000, 1);
 	cr_rig cpu;
 	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	cr_estimate e;
 
 	(void)state;
@@ -610,7 +610,7 @@ static void test_errors(void **state)
 	for (size_t i = 0; i < UNIT_ARRAY_LEN(rows); i++) {
 		cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
 		cr_rig r = gpu_rig(1000, 1000, 1);
-		cr_error err = { 0, "" };
+		cr_error err = CR_ERROR_INIT;
 		cr_estimate e;
 		int rc;
 
@@ -641,7 +641,7 @@ static void test_errors_rig_and_args(void **state)
 	const cr_model *m = model("clef-flash");
 	const cr_quant *q = quant("Q4_K_M");
 	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	cr_estimate e;
 	cr_rig r = gpu_rig(24, 1000, 1);
 
@@ -1014,7 +1014,7 @@ static void test_decode_depth(void **state)
 	cr_rig r = gpu_rig(100, 1000, 1);
 	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
 	cr_estimate shallow, deep, dflt, empty, over;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	o.n_ctx = 32768;
@@ -1372,7 +1372,7 @@ static void test_gpu_layers_and_cpu_moe(void **state)
 static void test_memory_totals(void **state)
 {
 	cr_rig gpu = gpu_rig(24, 1008, 1), cpu, mac, off = offload_rig();
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	cr_estimate e;
 	uint64_t sum;
 
@@ -1490,7 +1490,7 @@ static void test_weights_exact_matches_preset(void **state)
 {
 	static const char *const quants[] = { "Q4_K_M", "Q8_0", "F16", "MXFP4" };
 	cr_rig gpu = gpu_rig(24, 1000, 1), cpu, off;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	int compared = 0;
 
 	(void)state;
@@ -1543,7 +1543,7 @@ static void test_weights_exact_vs_override(void **state)
 	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
 	cr_weights w;
 	cr_estimate a, b;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	o.weights_bytes = 5000000000ull;
@@ -1584,7 +1584,7 @@ static void test_resolve_opts(void **state)
 {
 	cr_estimate_request req = CR_ESTIMATE_REQUEST_INIT;
 	cr_estimate_setup set;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	cr_rig r = gpu_rig(24, 1000, 1);
 	cr_model big_heads;
 
@@ -1620,7 +1620,7 @@ static void test_resolve_opts(void **state)
 	{
 		/* The same message as cr_estimate_run's own check. */
 		cr_estimate e;
-		cr_error e2 = { 0, "" };
+		cr_error e2 = CR_ERROR_INIT;
 		cr_estimate_opts o = set.opts;
 
 		assert_int_equal(cr_estimate_run(model("llama-2-7b"), quant("Q4_K_M"), &r, &o, &e, &e2),
@@ -1664,7 +1664,7 @@ static void test_kv_profile_matches_estimate(void **state)
 {
 	static const cr_kv_type types[] = { CR_KV_F16, CR_KV_Q8_0, CR_KV_Q4_0 };
 	cr_rig r = gpu_rig(4096, 1000, 1);
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	int checked = 0;
 
 	(void)state;
@@ -1719,7 +1719,7 @@ static void test_kv_profile_window_cap(void **state)
 	const cr_model *m = model("gemma-3-27b");
 	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
 	cr_kv_profile p;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	o.n_ctx = 512;
@@ -1748,7 +1748,7 @@ static void test_device_weights(void **state)
 	cr_rig gpu = gpu_rig(80, 1000, 1), cpu, off;
 	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
 	cr_estimate e;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	assert_int_equal(cr_rig_parse_spec("custom:mem_gb=64,bw_gbs=90,backend=cpu", &cpu, &err), CR_OK);

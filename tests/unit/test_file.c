@@ -73,7 +73,7 @@ static bool exists(const char *name)
 static void test_writes_content_and_mode(void **state)
 {
 	cr_file_chunk chunks[2] = { { "hello ", 6 }, { "world", 5 } };
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	char path[256], buf[32] = { 0 };
 	struct stat st;
 	mode_t mask = umask(022);
@@ -99,7 +99,7 @@ static void test_writes_content_and_mode(void **state)
 static void test_missing_directory(void **state)
 {
 	cr_file_chunk chunk = { "x", 1 };
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	char path[256], want[512];
 
 	(void)state;
@@ -112,7 +112,7 @@ static void test_missing_directory(void **state)
 static void test_stale_temporaries(void **state)
 {
 	cr_file_chunk chunk = { "{}", 2 };
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	char path[256];
 
 	(void)state;
@@ -166,7 +166,7 @@ static const cr_file_opts all_flags = { 0666, CR_FILE_FOLLOW_LINK | CR_FILE_STRE
 static void test_replace_keeps_mode(void **state)
 {
 	cr_file_chunk chunk = { "new", 3 };
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	cr_file_how how = CR_FILE_STREAMED;
 	char p[256];
 	struct stat st;
@@ -209,7 +209,7 @@ static void test_replace_keeps_mode(void **state)
 static void test_hard_links(void **state)
 {
 	cr_file_chunk chunk = { "new", 3 };
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	cr_file_how how = CR_FILE_CREATED;
 	char a[256], b[256];
 	struct stat sa, sb;
@@ -240,7 +240,7 @@ static void test_hard_links(void **state)
 static void test_symlinks(void **state)
 {
 	cr_file_chunk chunk = { "new", 3 };
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	cr_file_how how = CR_FILE_CREATED;
 	char l[256], want[600];
 	struct stat st;
@@ -276,7 +276,7 @@ static void test_symlinks(void **state)
 static void test_fifo(void **state)
 {
 	cr_file_chunk chunks[2] = { { "through ", 8 }, { "the fifo", 8 } };
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	cr_file_how how = CR_FILE_CREATED;
 	char p[256], want[600], got[64] = { 0 };
 	int fds[2], status;
@@ -325,7 +325,7 @@ static void test_fifo(void **state)
 static void test_char_device(void **state)
 {
 	cr_file_chunk chunk = { "discarded", 9 };
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	cr_file_how how = CR_FILE_CREATED;
 	char p[256], want[600];
 	struct stat st;
@@ -351,7 +351,7 @@ static void test_char_device(void **state)
 static void test_refused_kinds(void **state)
 {
 	cr_file_chunk chunk = { "x", 1 };
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	char p[256], want[600];
 	struct sockaddr_un sa;
 	int fd;

@@ -30,7 +30,7 @@ static void test_parse_positions(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < UNIT_ARRAY_LEN(rows); i++) {
-		cr_error err = { 0, "" };
+		cr_error err = CR_ERROR_INIT;
 		cJSON *root = (cJSON *)&bad;
 		jr_ctx c;
 		int rc;
@@ -49,7 +49,7 @@ static void test_parse_positions(void **state)
 
 static void test_parse_ok_and_empty(void **state)
 {
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	cJSON *root = NULL;
 	jr_ctx c;
 
@@ -68,7 +68,7 @@ static void test_parse_ok_and_empty(void **state)
 
 static void test_paths(void **state)
 {
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	jr_ctx c;
 	size_t root, in_list;
 
@@ -149,7 +149,7 @@ static void test_uint(void **state)
 	(void)state;
 	for (size_t i = 0; i < UNIT_ARRAY_LEN(rows); i++) {
 		cJSON *num = cJSON_CreateNumber(rows[i].value);
-		cr_error err = { 0, "" };
+		cr_error err = CR_ERROR_INIT;
 		uint64_t out = 7;
 		jr_ctx c;
 		int rc;
@@ -190,7 +190,7 @@ static void test_keys(void **state)
 	(void)state;
 	for (size_t i = 0; i < UNIT_ARRAY_LEN(rows); i++) {
 		cJSON *obj = cJSON_Parse(rows[i].text);
-		cr_error err = { 0, "" };
+		cr_error err = CR_ERROR_INIT;
 		jr_ctx c;
 		int rc;
 
@@ -234,7 +234,7 @@ static void test_ids(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < UNIT_ARRAY_LEN(rows); i++) {
-		cr_error err = { 0, "" };
+		cr_error err = CR_ERROR_INIT;
 		jr_ctx c;
 		int rc;
 

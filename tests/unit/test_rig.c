@@ -81,7 +81,7 @@ static void test_parse_valid(void **state)
 		const valid_row *row = &valid_rows[i];
 		const cr_device *d;
 		cr_rig r;
-		cr_error err = { 0, "" };
+		cr_error err = CR_ERROR_INIT;
 		int rc = cr_rig_parse_spec(row->spec, &r, &err);
 		bool ok;
 
@@ -146,7 +146,7 @@ static void test_default_shares(void **state)
 static void test_parse_name(void **state)
 {
 	cr_rig r;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	assert_int_equal(cr_rig_parse_spec("custom:mem_gb=24,bw_gbs=1008,devices=2", &r, &err), CR_OK);
@@ -264,7 +264,7 @@ static const error_row error_rows[] = {
 static void test_tier_bandwidth(void **state)
 {
 	cr_rig r;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	double acc = -1, ram = -1;
 
 	(void)state;
@@ -297,7 +297,7 @@ static void test_parse_errors(void **state)
 	(void)state;
 	for (size_t i = 0; i < UNIT_ARRAY_LEN(error_rows); i++) {
 		cr_rig r;
-		cr_error err = { 0, "" };
+		cr_error err = CR_ERROR_INIT;
 		int rc = cr_rig_parse_spec(error_rows[i].spec, &r, &err);
 
 		if (!unit_check_error(error_rows[i].spec, rc, &err, error_rows[i].status,
@@ -324,7 +324,7 @@ static void test_parse_length(void **state)
 {
 	char spec[1100];
 	cr_rig r;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	make_long_spec(spec, 255);
@@ -368,7 +368,7 @@ static const sum_row sum_rows[] = {
 static void test_sums(void **state)
 {
 	cr_catalog *cat = NULL;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	unsigned bad = 0;
 
 	(void)state;

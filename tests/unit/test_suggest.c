@@ -13,7 +13,7 @@ static cr_catalog *cat;
 
 static int setup(void **state)
 {
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	if (cr_catalog_load_embedded(&cat, &err)) {

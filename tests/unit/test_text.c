@@ -99,7 +99,7 @@ static void test_cut(void **state)
 /* Every library message goes through it (cr_seterr, util.c). */
 static void test_messages(void **state)
 {
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
 	assert_int_equal(cr_seterr(&err, CR_ERR_PARSE, "%s: bad", "x\x1b[2J\n\xff"), CR_ERR_PARSE);

@@ -13,7 +13,7 @@ int main(void)
 {
 	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
 	cr_catalog *cat = NULL;
-	cr_error err = { 0, "" };
+	cr_error err = CR_ERROR_INIT;
 	const cr_model *m;
 	const cr_quant *q;
 	const cr_rig *r;
