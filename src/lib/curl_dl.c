@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,6 +68,7 @@ static void unload(void)
 static int try_load(const char *soname, cr_error *err)
 {
 	cr_curl_api api;
+	char reason[512];
 	const char *why;
 	void *h;
 
@@ -85,11 +87,13 @@ static int try_load(const char *soname, cr_error *err)
 		(void)dlerror();
 		p = dlsym(h, syms[i].name);
 		if (!p) {
+			/* Copied first: dlclose frees the text dlerror returned. */
 			why = dlerror();
+			snprintf(reason, sizeof(reason), "%s", why ? why : "no such symbol");
 			(void)dlclose(h);
 			return cr_seterr(err, CR_ERR_IO,
 					 "%s: %s not found (%s; clefrun needs libcurl 7.68 or later)", soname,
-					 syms[i].name, why ? why : "no such symbol");
+					 syms[i].name, reason);
 		}
 		memcpy((char *)&api + syms[i].off, &p, sizeof(p));
 	}
