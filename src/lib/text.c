@@ -104,8 +104,13 @@ size_t cr_text_safe(const char *s, size_t n, cr_text_mode mode, char *out, size_
 		/* A run of ASCII that is shown as it is goes out in one copy (most
 		 * text is: a 40 KB JSON document costs a tenth of what it did one
 		 * character at a time). DISPLAY keeps 0x20-0x7e, JSON 0x00-0x7e. */
-		while (run < n && p[run] < 0x7F && (p[run] >= 0x20 || mode == CR_TEXT_JSON))
-			run++;
+		if (mode == CR_TEXT_JSON) {
+			while (run < n && p[run] < 0x7F)
+				run++;
+		} else {
+			while (run < n && p[run] < 0x7F && p[run] >= 0x20)
+				run++;
+		}
 		if (run > i) {
 			emit_run(&b, s + i, run - i);
 			i = run;
