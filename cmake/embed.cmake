@@ -1,15 +1,7 @@
-# Turn the catalog JSON files into a C source (cr_embedded_* symbols).
+# The built-in catalog's identity as a C source (cr_embedded_version, _date,
+# _sha256); its records are C tables written by src/gen/catalog_gen.c.
 # Run as: cmake -DOUT=file.c -DDATA_DIR=dir -DVERSION=x -DDATE=yyyy-mm-dd -P embed.cmake
-set(body "/* Generated from the JSON files in data/ by cmake/embed.cmake. Do not edit. */\n#include <stddef.h>\n\n")
-foreach(name models quants rigs)
-  file(READ "${DATA_DIR}/${name}.json" hex HEX)
-  string(LENGTH "${hex}" hexlen)
-  math(EXPR len "${hexlen} / 2")
-  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
-  string(REGEX REPLACE "(0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,)" "\\1\n" bytes "${bytes}")
-  string(APPEND body "const char cr_embedded_${name}[] = {\n${bytes}0x00};\n")
-  string(APPEND body "const size_t cr_embedded_${name}_len = ${len};\n\n")
-endforeach()
+set(body "/* Generated from the JSON files in data/ by cmake/embed.cmake. Do not edit. */\n\n")
 # The digest of the bytes as sha256sum sees them (models, quants, rigs):
 # concatenate them into a scratch file and hash that.
 string(RANDOM LENGTH 12 scratch)

@@ -70,6 +70,13 @@ foreach(kind LIBDIR INCLUDEDIR)
     set(CLEFRUN_PC_${kind} "\${prefix}/${CMAKE_INSTALL_${kind}}")
   endif()
 endforeach()
+# dlopen's library, when the C library keeps it apart (CMAKE_DL_LIBS: "dl"
+# with glibc, where libdl is an empty stub since 2.34).
+set(CLEFRUN_PC_DL "")
+foreach(lib ${CMAKE_DL_LIBS})
+  string(APPEND CLEFRUN_PC_DL " -l${lib}")
+endforeach()
+string(STRIP "${CLEFRUN_PC_DL}" CLEFRUN_PC_DL)
 configure_file(cmake/clefrun.pc.in ${CMAKE_CURRENT_BINARY_DIR}/clefrun.pc.in @ONLY)
 install(CODE "
   file(READ \"${CMAKE_CURRENT_BINARY_DIR}/clefrun.pc.in\" pc)
@@ -165,7 +172,9 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${CLEFRUN_MAINTAINER}")
 set(CPACK_DEBIAN_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
+# libcurl4: not linked, but loaded (dlopen) when a URL or an hf: model is read;
+# a Depends, since that is half of what clefrun does.
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "libc6 (>= 2.34), libcjson1 (>= 1.7.10), libcurl4 (>= 7.68)")
 # Linking the static library or using pkg-config needs these two too.
-set(CPACK_DEBIAN_PACKAGE_SUGGESTS "libcjson-dev, libcurl4-openssl-dev, pkg-config")
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "libcjson-dev, pkg-config")
 include(CPack)

@@ -14,8 +14,10 @@
  * from Content-Range; later reads fetch exactly the bytes asked for. Bytes
  * already fetched from the start of the file are kept, so the GGUF reader's
  * growing reads cost one request each. A server that ignores Range (200 with
- * the whole body) is read only as far as needed and then cut off. The caller
- * must have called curl_global_init (the CLI does it in main).
+ * the whole body) is read only as far as needed and then cut off. libcurl
+ * is not linked: the first URL source loads libcurl.so.4 (dlopen) and calls
+ * curl_global_init, once, thread-safely; without it opening fails with
+ * CR_ERR_IO naming the library and the loader's reason.
  *
  * Ownership: every constructor returns a source the caller frees with
  * cr_source_free; cr_source_free(NULL) is a no-op.

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "clefrun/clefrun.h"
+#include "json_out.h" /* cli_json_print: cJSON_Print's bytes, faster */
 
 /* Exit codes, documented in README.md and docs/cli.md. */
 enum cli_exit {

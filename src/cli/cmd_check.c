@@ -417,7 +417,7 @@ static int print_json(const check_cfg *c, const cr_model *m, const row *rows, in
 		cJSON_AddBoolToObject(o, "reaches_require", e->tier <= c->require);
 		cJSON_AddItemToArray(res, o);
 	}
-	s = cJSON_Print(root);
+	s = cli_json_print(root);
 	cJSON_Delete(root);
 	if (!s) {
 		fprintf(stderr, "clefrun: out of memory\n");

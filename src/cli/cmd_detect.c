@@ -171,7 +171,7 @@ static int print_json(const detect_cfg *c, const cr_detect_result *r, const cr_p
 		cJSON_AddNullToObject(root, "saved_as");
 		cJSON_AddNullToObject(root, "saved_path");
 	}
-	s = cJSON_Print(root);
+	s = cli_json_print(root);
 	cJSON_Delete(root);
 	if (!s) {
 		fprintf(stderr, "clefrun: out of memory\n");

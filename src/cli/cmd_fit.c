@@ -244,7 +244,7 @@ static int print_json(const fit_cfg *c, const cr_rig *rig, cli_rig_origin origin
 			cJSON_AddNullToObject(o, "prefill_extrapolated");
 		cJSON_AddItemToArray(res, o);
 	}
-	s = cJSON_Print(root);
+	s = cli_json_print(root);
 	cJSON_Delete(root);
 	if (!s) {
 		fprintf(stderr, "clefrun: out of memory\n");

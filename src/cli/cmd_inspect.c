@@ -137,7 +137,7 @@ static int parse_args(inspect_cfg *c, int argc, char **argv)
 
 static int emit_json(cJSON *root)
 {
-	char *s = root ? cJSON_Print(root) : NULL;
+	char *s = root ? cli_json_print(root) : NULL;
 
 	cJSON_Delete(root);
 	if (!s) {

@@ -50,7 +50,7 @@ static int list_args(const char *cmd, const char *summary, int argc, char **argv
 
 static int emit_json(cJSON *root)
 {
-	char *s = cJSON_Print(root);
+	char *s = cli_json_print(root);
 
 	cJSON_Delete(root);
 	if (!s) {

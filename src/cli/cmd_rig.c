@@ -314,7 +314,7 @@ static cJSON *rig_json(const cr_rig *r)
 
 static int emit_json(cJSON *root)
 {
-	char *s = root ? cJSON_Print(root) : NULL;
+	char *s = root ? cli_json_print(root) : NULL;
 
 	cJSON_Delete(root);
 	if (!s) {

@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <curl/curl.h>
-
 #include "cli.h"
 #include "source_model.h"
 #include "report.h"
@@ -95,15 +93,11 @@ int main(int argc, char **argv)
 	}
 	i = p.i - 1; /* the command */
 	for (size_t k = 0; k < sizeof(commands) / sizeof(commands[0]); k++) {
-		if (strcmp(argv[i], commands[k].name) == 0) {
-			/* libcurl's global state: set up here only (conventions.md). */
-			int rc = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK ? 0 : EXIT_ERROR;
-
-			if (rc == 0)
-				rc = commands[k].fn(&g, argc - i, argv + i);
-			curl_global_cleanup();
-			return rc;
-		}
+		/* libcurl is loaded, and its global state set up, by the library
+		 * at the first URL (src/lib/curl_dl.h): no command pays for it
+		 * unless it reads a URL. */
+		if (strcmp(argv[i], commands[k].name) == 0)
+			return commands[k].fn(&g, argc - i, argv + i);
 	}
 	fprintf(stderr, "clefrun: unknown command '%s'\n", CLI_CLIP(argv[i]));
 	usage(stderr);

@@ -58,12 +58,25 @@ char *cli_safe_dup(const char *s)
 
 int cli_puts_json(const char *s)
 {
-	size_t n = strlen(s), need = cr_text_safe(s, n, CR_TEXT_JSON, NULL, 0);
-	char *out = malloc(need + 1);
+	/* One pass when the document comes out as long as it went in, or a
+	 * little longer (almost always: escapes are rare); a second, into a
+	 * buffer of the size the first one counted, otherwise. */
+	size_t n = strlen(s), cap = n + n / 16 + 64, need;
+	char *out = malloc(cap);
 
 	if (!out)
 		return -1;
-	(void)cr_text_safe(s, n, CR_TEXT_JSON, out, need + 1);
+	need = cr_text_safe(s, n, CR_TEXT_JSON, out, cap);
+	if (need >= cap) {
+		char *big = realloc(out, need + 1);
+
+		if (!big) {
+			free(out);
+			return -1;
+		}
+		out = big;
+		(void)cr_text_safe(s, n, CR_TEXT_JSON, out, need + 1);
+	}
 	puts(out);
 	free(out);
 	return 0;

@@ -2,7 +2,9 @@
  * The catalog loader: three JSON documents (docs/catalog.md) into arrays of
  * plain records. Validation is strict: unknown fields, wrong types, numbers
  * out of range, duplicate ids and dangling references are errors naming the
- * file and JSON path.
+ * file and JSON path. The built-in catalog does not come through here at
+ * run time: its records are generated at build time by this same loader
+ * (catalog_builtin.c, src/gen/catalog_gen.c).
  */
 #include "clefrun/catalog.h"
 
@@ -19,14 +21,6 @@
  * are under 100 KiB, and a runaway file must not exhaust memory. */
 #define CR_CATALOG_FILE_MAX (16u << 20)
 
-struct cr_catalog {
-	cr_model *models;
-	size_t n_models;
-	cr_quant *quants;
-	size_t n_quants;
-	cr_rig *rigs;
-	size_t n_rigs;
-};
 
 static const char *const backend_names[CR_BACKEND_COUNT] = {
 	"cuda", "metal", "rocm", "vulkan", "cpu"
@@ -725,17 +719,17 @@ int cr_catalog_load_buffers(const char *models, size_t models_len, const char *q
 	rc = load_one(quants, quants_len, nm[1], "clefrun.quants/1", "quants", sizeof(cr_quant),
 		      read_quant_v, &p, &cat->n_quants, err);
 	if (!rc) {
-		cat->quants = p;
+		cat->quants = cat->owned[1] = p;
 		rc = load_one(rigs, rigs_len, nm[2], "clefrun.rigs/1", "rigs", sizeof(cr_rig),
 			      read_rig_v, &p, &cat->n_rigs, err);
 	}
 	if (!rc) {
-		cat->rigs = p;
+		cat->rigs = cat->owned[2] = p;
 		rc = load_one(models, models_len, nm[0], "clefrun.models/1", "models",
 			      sizeof(cr_model), read_model_v, &p, &cat->n_models, err);
 	}
 	if (!rc) {
-		cat->models = p;
+		cat->models = cat->owned[0] = p;
 		rc = check_refs(cat, nm[0], err);
 	}
 	if (rc) {
@@ -823,23 +817,12 @@ int cr_catalog_load_dir(const char *dir, cr_catalog **out, cr_error *err)
 	return rc;
 }
 
-int cr_catalog_load_embedded(cr_catalog **out, cr_error *err)
-{
-	static const char *const names[3] = { "data/models.json (embedded)",
-		"data/quants.json (embedded)", "data/rigs.json (embedded)" };
-
-	return cr_catalog_load_buffers(cr_embedded_models, cr_embedded_models_len,
-				       cr_embedded_quants, cr_embedded_quants_len,
-				       cr_embedded_rigs, cr_embedded_rigs_len, names, out, err);
-}
-
 void cr_catalog_free(cr_catalog *cat)
 {
 	if (!cat)
 		return;
-	free(cat->models);
-	free(cat->quants);
-	free(cat->rigs);
+	for (int i = 0; i < 3; i++)
+		free(cat->owned[i]);
 	free(cat);
 }
 
@@ -884,21 +867,6 @@ const cr_rig *cr_catalog_find_rig(const cr_catalog *cat, const char *id)
 		if (cr_strcasecmp(cat->rigs[i].id, id) == 0)
 			return &cat->rigs[i];
 	return NULL;
-}
-
-const char *cr_catalog_version(void)
-{
-	return cr_embedded_version;
-}
-
-const char *cr_catalog_date(void)
-{
-	return cr_embedded_date;
-}
-
-const char *cr_catalog_sha256(void)
-{
-	return cr_embedded_sha256;
 }
 
 unsigned cr_model_count_layers(const cr_model *m, cr_layer_kind kind)

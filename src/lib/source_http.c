@@ -15,7 +15,8 @@
  * where the first one landed. The bearer token goes through libcurl's
  * CURLAUTH_BEARER, which libcurl sends to the original host only (never to
  * the CDN a redirect names), and is never part of a message.
- * curl_global_init is the caller's (the CLI's main).
+ * libcurl is loaded (dlopen) and curl_global_init called when the first
+ * URL is opened (curl_dl.h).
  *
  * Proxies: nothing here sets CURLOPT_PROXY or CURLOPT_NOPROXY, and
  * curl_easy_reset restores libcurl's defaults before every transfer, so
@@ -29,7 +30,6 @@
  * redirect whose X-Linked-Etag (the file's ETag) matches, or a 2xx whose
  * ETag matches (a server that ignores If-None-Match).
  */
-#include <curl/curl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -37,6 +37,7 @@
 #include <time.h>
 
 #include "clefrun/version.h"
+#include "curl_dl.h"
 #include "source_internal.h"
 #include "util.h"
 
@@ -811,7 +812,9 @@ static int new_http(const char *url, const cr_http_opts *opts, cr_source **out, 
 		free(name);
 		return rc;
 	}
-	rc = cr_source_alloc(name, &http_ops, &s, err);
+	rc = cr_curl_load(NULL, err);
+	if (!rc)
+		rc = cr_source_alloc(name, &http_ops, &s, err);
 	free(name);
 	if (rc)
 		return rc;

@@ -26,7 +26,6 @@
 #include <unistd.h>
 
 #include <cmocka.h>
-#include <curl/curl.h>
 
 #include "clefrun/clefrun.h"
 
@@ -1018,10 +1017,6 @@ int main(void)
 		cmocka_unit_test_setup(test_no_etag_not_cached, each),
 		cmocka_unit_test_setup(test_documents, each),
 	};
-	int rc;
-
-	curl_global_init(CURL_GLOBAL_DEFAULT);
-	rc = cmocka_run_group_tests(tests, setup, teardown);
-	curl_global_cleanup();
-	return rc;
+	/* libcurl: loaded by the library at the first URL (curl_dl.h). */
+	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -21,7 +21,6 @@
 #include <unistd.h>
 
 #include <cmocka.h>
-#include <curl/curl.h>
 
 #include "clefrun/clefrun.h"
 
@@ -680,10 +679,6 @@ int main(void)
 		cmocka_unit_test(test_hugging_face_repo),
 		cmocka_unit_test(test_remote_split),
 	};
-	int rc;
-
-	curl_global_init(CURL_GLOBAL_DEFAULT);
-	rc = cmocka_run_group_tests(tests, start_server, stop_server);
-	curl_global_cleanup();
-	return rc;
+	/* libcurl: loaded by the library at the first URL (curl_dl.h). */
+	return cmocka_run_group_tests(tests, start_server, stop_server);
 }

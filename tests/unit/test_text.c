@@ -92,6 +92,17 @@ static void test_cut(void **state)
 	assert_string_equal(out, "\xe4\xb8\xad");
 	n = cr_text_safe("abc", 3, CR_TEXT_DISPLAY, out, 0);
 	assert_int_equal(n, 3);
+	/* A run of plain ASCII (copied in one piece) is cut inside, as far as
+	 * it fits, like any other sequence of characters. */
+	n = cr_text_safe("abcdefghij", 10, CR_TEXT_DISPLAY, out, 5);
+	assert_int_equal(n, 10);
+	assert_string_equal(out, "abcd");
+	n = cr_text_safe("\xc3\xa9" "abcdef", 8, CR_TEXT_JSON, out, 5);
+	assert_int_equal(n, 8);
+	assert_string_equal(out, "\xc3\xa9" "ab");
+	n = cr_text_safe("ab\ncd", 5, CR_TEXT_JSON, out, sizeof(out));
+	assert_int_equal(n, 5);
+	assert_string_equal(out, "ab\ncd");
 	/* The worst case: 6 bytes out per byte in (DEL in JSON). */
 	assert_int_equal(cr_text_safe("\x7f\x7f", 2, CR_TEXT_JSON, NULL, 0), 12);
 }
