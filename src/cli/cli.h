@@ -7,6 +7,7 @@
 #define CLEFRUN_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "clefrun/clefrun.h"
@@ -22,7 +23,207 @@ enum cli_exit {
 /* Map a library status to an exit code (the one place that does). */
 int cli_exit_for_status(int status);
 
-/* ---- options ------------------------------------------------------------- */
+/* ---- option specs ----------------------------------------------------------
+ *
+ * A command describes its options in one table of cli_opt_spec (in the spirit
+ * of libgit2's cli_opt_spec): the name, the value's name, the help line, the
+ * type with its bounds or names, and where in the command's config struct the
+ * value goes (an offset). cli_parse() walks argv once against that table,
+ * converts and range-checks each value, stores it, and prints the one message
+ * for every kind of mistake; cli_print_help() writes --help from the same table.
+ * The options several commands take are defined once, below (CLI_O_*), with
+ * their bounds; a command adds its own help line to them.
+ */
+
+typedef enum cli_opt_type {
+	CLI_T_NONE = 0, /* the end of a table */
+	CLI_T_FLAG,     /* bool: set to true; "--flag=x" is an error */
+	CLI_T_STRING,   /* const char *: the argument itself (argv stays alive) */
+	CLI_T_UINT,     /* unsigned: a whole number in [lo, hi] */
+	CLI_T_TOKENS,   /* unsigned: N, or Nk / NK for N x 1024 ("32k"), in [lo, hi] */
+	CLI_T_DOUBLE,   /* double: a finite decimal number in [lo, hi] */
+	CLI_T_ENUM,     /* an enum (int-sized): the value of the matching names[] entry */
+	CLI_T_LIST,     /* repeatable: const char *[max] at off, its int count at count */
+	CLI_T_ARG,      /* the positional argument meta (const char *), once */
+	CLI_T_ARGS      /* the first positional and everything after it, unparsed:
+			 * char ** at off, int count at count; parsing stops there */
+} cli_opt_type;
+
+/* One accepted word of a CLI_T_ENUM option; a table ends with { NULL, 0 }. */
+typedef struct cli_enum_name {
+	const char *name;
+	int value;
+} cli_enum_name;
+
+enum {
+	CLI_F_ONCE = 1u << 0,   /* CLI_T_STRING: a second one is an error ("--model given twice") */
+	CLI_F_NOCASE = 1u << 1, /* CLI_T_ENUM: names match in any case */
+	CLI_F_STOP = 1u << 2    /* stop parsing once given (--version) */
+};
+
+typedef struct cli_opt_spec {
+	cli_opt_type type;
+	const char *name;       /* long name without "--"; NULL for CLI_T_ARG(S) */
+	char alias;             /* short name ('o' for -o), 0 for none */
+	const char *meta;       /* the value's name in help and messages ("N"); NULL for a flag */
+	const char *help;       /* one line of --help */
+	size_t off;             /* where the value goes: offsetof(config struct, field) */
+	size_t seen;            /* CLI_AT(T, f): a bool set when the option is given; 0 none */
+	size_t also;            /* CLI_AT(T, f): a second field of the same type set alike; 0 none */
+	size_t count;           /* CLI_AT(T, f): the int count of CLI_T_LIST and CLI_T_ARGS */
+	unsigned max;           /* CLI_T_LIST: capacity of the array */
+	double lo, hi;          /* CLI_T_UINT, CLI_T_TOKENS, CLI_T_DOUBLE: bounds, inclusive */
+	const cli_enum_name *names; /* CLI_T_ENUM: the accepted words */
+	const char *expect;     /* CLI_T_ENUM: the message's "expected ..." (default: from names) */
+	unsigned flags;         /* CLI_F_* */
+	const char *required;   /* message when the option or argument is missing; NULL: optional */
+} cli_opt_spec;
+
+/* An optional offset (seen, also, count): offsetof + 1, so that 0 means none. */
+#define CLI_AT(T, f) (offsetof(T, f) + 1)
+/* The size of field f of T, for the checks in the CLI_O_* macros. */
+#define CLI_FIELD_SIZE(T, f) sizeof(((T *)0)->f)
+/* offsetof(T, f), refused at compile time unless f has the size the type stores. */
+#define CLI_OFF_SIZED(T, f, size) (offsetof(T, f) + 0 * sizeof(char[CLI_FIELD_SIZE(T, f) == (size) ? 1 : -1]))
+#define CLI_SPEC_END { .type = CLI_T_NONE }
+
+/* A command: its messages' prefix, its help, its table. */
+typedef struct cli_command {
+	const char *name;            /* "clefrun check": the prefix of parse errors */
+	const char *usage;           /* after "usage: " in --help */
+	const char *summary;
+	const cli_opt_spec *opts;    /* ends with CLI_SPEC_END */
+	void (*help)(FILE *f);       /* --help printer of its own (clefrun's); NULL: cli_print_help */
+} cli_command;
+
+/* cli_parse: --help was printed on stdout (the command exits 0). */
+#define CLI_PARSE_HELP (-1)
+
+/*
+ * Parse argv[1..argc) against cmd->opts into cfg (the struct the offsets
+ * refer to; fields keep their values unless an option sets them). Accepted:
+ * --name value, --name=value, -a value for an alias, flags, positionals,
+ * "--" (every later argument is positional), -h and --help anywhere (help
+ * printed at once, the rest not looked at), and the global options
+ * (--quiet, --units) wherever they appear. Returns 0, CLI_PARSE_HELP, or
+ * EXIT_USAGE after printing one message on stderr.
+ */
+int cli_parse(const cli_command *cmd, int argc, char **argv, void *cfg);
+/* "usage: ...", the summary, then the options of cmd, the global options
+ * and -h, --help: the text that scripts/gen-cli-md turns into docs/cli.md,
+ * the man page and the shell completions, so keep its shape. */
+void cli_print_command_help(FILE *f, const cli_command *cmd);
+/* One "  --name META   help" line per option of specs (positionals left out). */
+void cli_print_specs(FILE *f, const cli_opt_spec *specs);
+/* The same for the global options (--quiet, --units). */
+void cli_print_global_specs(FILE *f);
+
+/* The words of the enum options several commands share (their library
+ * parsers accept exactly these; tests/unit/test_args.c checks it). */
+extern const cli_enum_name cli_kv_type_names[];
+extern const cli_enum_name cli_flash_attn_names[];
+extern const cli_enum_name cli_workload_names[];
+extern const cli_enum_name cli_require_names[];
+extern const cli_enum_name cli_format_names[];
+extern const cli_enum_name cli_split_names[];
+
+/*
+ * --ctx, the one bound: 1 to 2^30 tokens. 2^30 is the cap of --depth and
+ * --prompt-tokens (which are at most --ctx), is 100 times the largest
+ * context in the catalog (10,485,760, data/models.json), and keeps every
+ * token count a command multiplies well inside 64 bits. A context above the
+ * model's maximum is refused later, naming the model.
+ */
+#define CLI_CTX_MAX 1073741824.0
+
+/* ---- the shared options, each defined once ---------------------------------------
+ * Each expands to the fields of one cli_opt_spec; a command's table adds
+ * .help (and .seen where it wants to know): { CLI_O_CTX(cfg, ctx), .help = ... }.
+ * Estimate options: */
+#define CLI_O_CTX(T, f) \
+	.type = CLI_T_TOKENS, .name = "ctx", .meta = "N", .off = CLI_OFF_SIZED(T, f, sizeof(unsigned)), \
+	.lo = 1, .hi = CLI_CTX_MAX
+#define CLI_O_DEPTH(T, f) \
+	.type = CLI_T_TOKENS, .name = "depth", .meta = "N", .off = CLI_OFF_SIZED(T, f, sizeof(unsigned)), \
+	.lo = 0, .hi = CLI_CTX_MAX
+#define CLI_O_PROMPT_TOKENS(T, f) \
+	.type = CLI_T_TOKENS, .name = "prompt-tokens", .meta = "N", \
+	.off = CLI_OFF_SIZED(T, f, sizeof(unsigned)), .lo = 1, .hi = CLI_CTX_MAX
+/* --kv-type sets the K and the V type (k and v: cr_kv_type fields). */
+#define CLI_O_KV_TYPE(T, k, v) \
+	.type = CLI_T_ENUM, .name = "kv-type", .meta = "T", .off = CLI_OFF_SIZED(T, k, sizeof(int)), \
+	.also = CLI_AT(T, v), .names = cli_kv_type_names, .flags = CLI_F_NOCASE
+#define CLI_O_KV_TYPE_K(T, k) \
+	.type = CLI_T_ENUM, .name = "kv-type-k", .meta = "T", .off = CLI_OFF_SIZED(T, k, sizeof(int)), \
+	.names = cli_kv_type_names, .flags = CLI_F_NOCASE, .help = "K cache type only"
+#define CLI_O_KV_TYPE_V(T, v) \
+	.type = CLI_T_ENUM, .name = "kv-type-v", .meta = "T", .off = CLI_OFF_SIZED(T, v, sizeof(int)), \
+	.names = cli_kv_type_names, .flags = CLI_F_NOCASE, \
+	.help = "V cache type only (quantized needs flash attention)"
+#define CLI_O_FLASH_ATTN(T, f) \
+	.type = CLI_T_ENUM, .name = "flash-attn", .meta = "MODE", .off = CLI_OFF_SIZED(T, f, sizeof(int)), \
+	.names = cli_flash_attn_names
+#define CLI_O_WORKLOAD(T, f) \
+	.type = CLI_T_ENUM, .name = "workload", .meta = "W", .off = CLI_OFF_SIZED(T, f, sizeof(int)), \
+	.names = cli_workload_names, \
+	.help = "tier by chat (decode t/s, default) or decide (time-to-decision)"
+#define CLI_O_REQUIRE(T, f) \
+	.type = CLI_T_ENUM, .name = "require", .meta = "TIER", .off = CLI_OFF_SIZED(T, f, sizeof(int)), \
+	.names = cli_require_names
+#define CLI_O_SPLIT(T, f) \
+	.type = CLI_T_ENUM, .name = "split", .meta = "MODE", .off = CLI_OFF_SIZED(T, f, sizeof(int)), \
+	.names = cli_split_names, \
+	.help = "multi-GPU: layer (llama.cpp default) or tensor (tensor parallel)"
+#define CLI_O_GPU_LAYERS(T, f) \
+	.type = CLI_T_UINT, .name = "gpu-layers", .meta = "N", .off = CLI_OFF_SIZED(T, f, sizeof(unsigned)), \
+	.lo = 0, .hi = 100000, .help = "layers on the GPUs, the rest in system RAM (llama.cpp -ngl)"
+#define CLI_O_CPU_MOE(T, f) \
+	.type = CLI_T_FLAG, .name = "cpu-moe", .off = CLI_OFF_SIZED(T, f, sizeof(bool)), \
+	.help = "keep MoE expert weights in system RAM (llama.cpp --cpu-moe)"
+/* The options that size llama.cpp's memory the same way in every command
+ * (check, inspect), into the cr_estimate_opts o of T: four table entries. */
+#define CLI_O_MEMORY(T, o)                                                                               \
+	{ .type = CLI_T_UINT, .name = "ubatch", .meta = "N", .off = CLI_OFF_SIZED(T, o.n_ubatch, sizeof(unsigned)), \
+	  .lo = 1, .hi = 65536, .help = "physical batch size, llama.cpp -ub (default 512)" },               \
+	{ .type = CLI_T_UINT, .name = "parallel", .meta = "N", .off = CLI_OFF_SIZED(T, o.n_seq, sizeof(unsigned)), \
+	  .lo = 1, .hi = 4096, .help = "parallel sequences sharing the context, llama.cpp -np (default 1)" }, \
+	{ .type = CLI_T_FLAG, .name = "swa-full", .off = CLI_OFF_SIZED(T, o.swa_full, sizeof(bool)),     \
+	  .help = "sliding-window layers keep the whole context (llama.cpp --swa-full)" },                 \
+	{ .type = CLI_T_FLAG, .name = "kv-unified", .off = CLI_OFF_SIZED(T, o.kv_unified, sizeof(bool)), \
+	  .help = "one KV cache shared by the --parallel sequences (llama.cpp --kv-unified)" }
+/* Model and rig choice: */
+#define CLI_O_MODEL(T, f) \
+	.type = CLI_T_STRING, .name = "model", .meta = "SOURCE", .off = CLI_OFF_SIZED(T, f, sizeof(char *)), \
+	.flags = CLI_F_ONCE, .required = "--model is required (see 'clefrun models')"
+/* A repeated id is one entry (cli_repeated); ids: const char *[], n: int. */
+#define CLI_O_QUANTS(T, ids, n) \
+	.type = CLI_T_LIST, .name = "quant", .meta = "Q", .off = offsetof(T, ids), .count = CLI_AT(T, n), \
+	.max = (unsigned)(CLI_FIELD_SIZE(T, ids) / sizeof(char *))
+#define CLI_O_RIGS(T, ids, n) \
+	.type = CLI_T_LIST, .name = "rig", .meta = "R", .off = offsetof(T, ids), .count = CLI_AT(T, n), \
+	.max = (unsigned)(CLI_FIELD_SIZE(T, ids) / sizeof(char *))
+/* Source options (GGUF files, URLs, hf:): */
+#define CLI_O_REVISION(T, f) \
+	.type = CLI_T_STRING, .name = "revision", .meta = "R", .off = CLI_OFF_SIZED(T, f, sizeof(char *))
+#define CLI_O_HEADER_ONLY(T, f) \
+	.type = CLI_T_FLAG, .name = "header-only", .off = CLI_OFF_SIZED(T, f, sizeof(bool))
+#define CLI_O_NO_CACHE(T, f) \
+	.type = CLI_T_FLAG, .name = "no-cache", .off = CLI_OFF_SIZED(T, f, sizeof(bool))
+#define CLI_O_OFFLINE(T, f) \
+	.type = CLI_T_FLAG, .name = "offline", .off = CLI_OFF_SIZED(T, f, sizeof(bool))
+/* Output options: */
+#define CLI_O_FORMAT(T, f) \
+	.type = CLI_T_ENUM, .name = "format", .meta = "F", .off = CLI_OFF_SIZED(T, f, sizeof(int)), \
+	.names = cli_format_names, .help = "table, json, csv or markdown (default table)"
+#define CLI_O_OUTPUT(T, f) \
+	.type = CLI_T_STRING, .name = "output", .alias = 'o', .meta = "FILE", \
+	.off = CLI_OFF_SIZED(T, f, sizeof(char *)), .flags = CLI_F_ONCE, \
+	.required = "-o FILE (--output) is required"
+#define CLI_O_CATALOG(T, f) \
+	.type = CLI_T_STRING, .name = "catalog", .meta = "DIR", .off = CLI_OFF_SIZED(T, f, sizeof(char *)), \
+	.help = "read the catalog from DIR"
+
+/* ---- options (the former id-based parser; commands move to cli_parse) ---- */
 
 typedef struct cli_opt {
 	const char *name;  /* long name without "--" */

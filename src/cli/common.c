@@ -42,18 +42,6 @@ cr_catalog *cli_open_catalog(const cli_globals *g)
 	return cat;
 }
 
-const char *cli_clip(const char *s, cli_clipbuf *b)
-{
-	size_t n = strlen(s), k = CLI_CLIP_BYTES;
-
-	if (n <= CLI_CLIP_BYTES)
-		return s;
-	while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80) /* not inside a UTF-8 sequence */
-		k--;
-	snprintf(b->s, sizeof(b->s), "%.*s... (%zu bytes)", (int)k, s, n);
-	return b->s;
-}
-
 static void suggest(const cr_catalog *cat, cr_catalog_kind kind, const char *what,
 		    const char *id, const char *list_cmd)
 {
@@ -206,23 +194,6 @@ const cr_rig *cli_find_rig(const cr_catalog *cat, const char *id, cr_rig *scratc
 	cli_rig_origin origin;
 
 	return cli_resolve_rig(cat, id, scratch, &origin);
-}
-
-int cli_parse_double(const char *opt, const char *s, double lo, double hi, double *out)
-{
-	char *end = NULL;
-	cli_clipbuf cb;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (s[0] == ' ' || s[0] == '\0' || errno || *end || !isfinite(v) || v < lo || v > hi) {
-		fprintf(stderr, "clefrun: %s: expected a number from %g to %g, got '%s'\n", opt, lo, hi,
-			cli_clip(s, &cb));
-		return -1;
-	}
-	*out = v;
-	return 0;
 }
 
 bool cli_color(FILE *f)
