@@ -220,8 +220,8 @@ extern const cli_enum_name cli_split_names[];
 	.off = CLI_OFF_SIZED(T, f, sizeof(char *)), .flags = CLI_F_ONCE, \
 	.required = "-o FILE (--output) is required"
 #define CLI_O_CATALOG(T, f) \
-	.type = CLI_T_STRING, .name = "catalog", .meta = "DIR", .off = CLI_OFF_SIZED(T, f, sizeof(char *)), \
-	.help = "read the catalog from DIR"
+	.type = CLI_T_STRING, .name = "catalog", .meta = "DIR", .off = CLI_OFF_SIZED(T, f, sizeof(char *))
+#define CLI_HELP_CATALOG "read the catalog from DIR"
 
 /* ---- options (the former id-based parser; commands move to cli_parse) ---- */
 

@@ -14,7 +14,7 @@ typedef struct list_cfg {
 
 static const cli_opt_spec list_opts[] = {
 	{ CLI_O_FORMAT(list_cfg, fmt) },
-	{ CLI_O_CATALOG(list_cfg, g.catalog_dir) },
+	{ CLI_O_CATALOG(list_cfg, g.catalog_dir), .help = CLI_HELP_CATALOG },
 	CLI_SPEC_END,
 };
 

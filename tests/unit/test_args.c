@@ -278,7 +278,7 @@ static void test_required_stop_rest(void **state)
 		CLI_SPEC_END,
 	};
 	static const cli_opt_spec top[] = {
-		{ CLI_O_CATALOG(mcfg, catalog) },
+		{ CLI_O_CATALOG(mcfg, catalog), .help = CLI_HELP_CATALOG },
 		{ .type = CLI_T_FLAG, .name = "version", .off = offsetof(mcfg, version), .flags = CLI_F_STOP,
 		  .help = "v" },
 		{ .type = CLI_T_ARGS, .meta = "COMMAND", .off = offsetof(mcfg, rest), .count = CLI_AT(mcfg, n_rest) },
