@@ -495,7 +495,7 @@ static int store(parse_state *st, const cli_opt_spec *s, int idx, char *base, co
 		return EXIT_USAGE;
 	}
 	if (s->also)
-		memcpy(base + s->also - 1, base + s->off, value_size(s->type));
+		memmove(base + s->also - 1, base + s->off, value_size(s->type));
 	if (s->seen)
 		memcpy(base + s->seen - 1, &yes, sizeof(yes));
 	if (idx >= 0)
