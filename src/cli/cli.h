@@ -128,11 +128,13 @@ extern const cli_enum_name cli_format_names[];
 extern const cli_enum_name cli_split_names[];
 
 /*
- * --ctx, the one bound: 1 to 2^30 tokens. 2^30 is the cap of --depth and
- * --prompt-tokens (which are at most --ctx), is 100 times the largest
- * context in the catalog (10,485,760, data/models.json), and keeps every
- * token count a command multiplies well inside 64 bits. A context above the
- * model's maximum is refused later, naming the model.
+ * --ctx, the one bound of every command: 1 to 2^30 tokens. 2^30 is the cap
+ * the catalog schema puts on a model's context_max
+ * (docs/schema/models.schema.json), the cap of --depth and --prompt-tokens
+ * (which are at most --ctx), and 100 times the largest context in the
+ * catalog (10,485,760, data/models.json). report and chart took up to
+ * 2^32 - 1, a context no model can have. A context above the model's own
+ * maximum is refused after the model is known, naming it.
  */
 #define CLI_CTX_MAX 1073741824.0
 
@@ -195,7 +197,8 @@ extern const cli_enum_name cli_split_names[];
 #define CLI_O_MODEL(T, f) \
 	.type = CLI_T_STRING, .name = "model", .meta = "SOURCE", .off = CLI_OFF_SIZED(T, f, sizeof(char *)), \
 	.flags = CLI_F_ONCE, .required = "--model is required (see 'clefrun models')"
-/* A repeated id is one entry (cli_repeated); ids: const char *[], n: int. */
+/* Repeatable; a repeated id (in any case, as the catalog looks ids up) is one entry, so a
+ * repeated --quant or --rig is one row. ids: const char *[], n: int. */
 #define CLI_O_QUANTS(T, ids, n) \
 	.type = CLI_T_LIST, .name = "quant", .meta = "Q", .off = offsetof(T, ids), .count = CLI_AT(T, n), \
 	.max = (unsigned)(CLI_FIELD_SIZE(T, ids) / sizeof(char *))
@@ -223,42 +226,6 @@ extern const cli_enum_name cli_split_names[];
 	.type = CLI_T_STRING, .name = "catalog", .meta = "DIR", .off = CLI_OFF_SIZED(T, f, sizeof(char *))
 #define CLI_HELP_CATALOG "read the catalog from DIR"
 
-/* ---- options (the former id-based parser; commands move to cli_parse) ---- */
-
-typedef struct cli_opt {
-	const char *name;  /* long name without "--" */
-	const char *arg;   /* metavariable, NULL for a flag */
-	const char *help;  /* one line */
-	int id;
-} cli_opt;
-
-typedef struct cli_parser {
-	int argc;
-	char **argv;
-	int i;
-	const char *cmd;   /* for messages: "clefrun check" */
-} cli_parser;
-
-#define CLI_OPT_HELP 1000
-#define CLI_OPT_GLOBAL 2000 /* internal to args.c: ids of the global options */
-#define CLI_OPT_END 0
-#define CLI_OPT_ERROR (-1)
-#define CLI_OPT_POSITIONAL (-2)
-
-void cli_parser_init(cli_parser *p, const char *cmd, int argc, char **argv);
-/* Next option: its id (value in *val, NULL for flags), CLI_OPT_POSITIONAL
- * (word in *val), CLI_OPT_END, or CLI_OPT_ERROR (message printed).
- * The global options (--quiet, --units) are taken here, wherever they
- * appear, and never returned. */
-int cli_next(cli_parser *p, const cli_opt *opts, const char **val);
-/* "usage: ...", the summary, then opts, the global options and -h, --help:
- * the text that scripts/gen-cli-md turns into docs/cli.md, the man page and
- * the shell completions, so keep its shape. */
-void cli_print_help(FILE *f, const char *usage, const char *summary, const cli_opt *opts);
-/* One "  --name ARG   help" line per option (the format of cli_print_help). */
-void cli_print_options(FILE *f, const cli_opt *opts);
-void cli_print_global_options(FILE *f);
-
 /* ---- global output settings (--quiet, --units; process-wide) --------------- */
 
 typedef enum cli_units { CLI_UNITS_IEC = 0, CLI_UNITS_SI } cli_units;
@@ -271,38 +238,6 @@ cli_units cli_mem_units(void);
 /* Colour on f: only on a terminal, and never when NO_COLOR is set (and not
  * empty, https://no-color.org) or TERM is "dumb". */
 bool cli_color(FILE *f);
-
-/* Option values several commands share; print the message, return -1 if bad. */
-int cli_parse_kv_type(const char *opt, const char *s, cr_kv_type *out);
-int cli_parse_flash_attn(const char *s, cr_flash_attn *out);
-int cli_parse_workload(const char *s, cr_workload *out);
-int cli_parse_require(const char *s, cr_tier *out); /* fast, ok, slow or tight */
-
-/* The options that size llama.cpp's memory the same way in every command
- * (check, inspect): table entries and one handler. */
-enum { CLI_OPT_UBATCH = 900, CLI_OPT_PARALLEL, CLI_OPT_SWA_FULL, CLI_OPT_KV_UNIFIED };
-#define CLI_MEMORY_OPTS                                                                                  \
-	{ "ubatch", "N", "physical batch size, llama.cpp -ub (default 512)", CLI_OPT_UBATCH },             \
-	{ "parallel", "N", "parallel sequences sharing the context, llama.cpp -np (default 1)",           \
-	  CLI_OPT_PARALLEL },                                                                            \
-	{ "swa-full", NULL, "sliding-window layers keep the whole context (llama.cpp --swa-full)",        \
-	  CLI_OPT_SWA_FULL },                                                                            \
-	{ "kv-unified", NULL, "one KV cache shared by the --parallel sequences (llama.cpp --kv-unified)", \
-	  CLI_OPT_KV_UNIFIED }
-/* Apply one of those options to *o; 0, or -1 after printing a bad value. */
-int cli_memory_option(int id, const char *v, cr_estimate_opts *o);
-
-/* Strict numbers: whole string, in range; message names the option. */
-int cli_parse_u32(const char *opt, const char *s, unsigned long lo, unsigned long hi,
-		  unsigned *out);
-/* True when v is already among list[0..n) (ids compare case-insensitively, as the catalog
- * looks them up): a repeated --quant or --rig is one row, not two. */
-bool cli_repeated(const char *const *list, int n, const char *v);
-
-/* A token count (--ctx, --depth, --prompt-tokens): N, or Nk / NK for N × 1024 (the "32k" the
- * tables print); in [lo, hi]. Prints the error; returns 0 or -1. */
-int cli_parse_tokens(const char *opt, const char *s, unsigned long lo, unsigned long hi,
-		     unsigned *out);
 
 /* ---- untrusted text (safe.c, text.h) ------------------------------------------- */
 
@@ -324,7 +259,6 @@ int cli_puts_json(const char *s);
 /* ---- output formats -------------------------------------------------------- */
 
 typedef enum cli_format { FMT_TABLE = 0, FMT_JSON, FMT_CSV, FMT_MARKDOWN } cli_format;
-int cli_parse_format(const char *s, cli_format *out);
 
 /* A grid of cells, rendered as an aligned table, CSV (RFC 4180) or Markdown.
  * In the aligned table on a colour terminal (cli_color), a column headed
@@ -402,9 +336,6 @@ int cli_detect(const cr_catalog *cat, const cli_detect_cfg *cfg, cr_detect_resul
  * cap - 1). 0 when it ran and exited 0; else -1 with the reason in why. */
 int cli_capture(const char *file, char *const argv[], bool search_path, char *buf, size_t cap,
 		char *why, size_t why_cap);
-
-/* Strict decimal number for an option: whole string, finite, in [lo, hi]. */
-int cli_parse_double(const char *opt, const char *s, double lo, double hi, double *out);
 
 /* User input echoed in a message, cut to a sane length: at most CLI_CLIP_BYTES
  * bytes (on a UTF-8 character boundary), then "... (N bytes)". Returns s itself

@@ -235,7 +235,7 @@ const char *cli_mem_heading(void)
 	return cli_mem_units() == CLI_UNITS_SI ? "MEMORY GB" : "MEMORY GiB";
 }
 
-/* "k" is 1024 tokens, as llama.cpp's context sizes and the --ctx input (cli_parse_tokens):
+/* "k" is 1024 tokens, as llama.cpp's context sizes and the --ctx input (CLI_T_TOKENS, args.c):
  * 32768 is "32k"; a value that is not a whole number of k is written exactly ("100000"),
  * never rounded ("97.7k" would not read back). */
 void cli_fmt_ctx(char *buf, size_t cap, unsigned ctx)
