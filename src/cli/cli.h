@@ -184,15 +184,17 @@ extern const cli_enum_name cli_split_names[];
 	.help = "keep MoE expert weights in system RAM (llama.cpp --cpu-moe)"
 /* The options that size llama.cpp's memory the same way in every command
  * (check, inspect), into the cr_estimate_opts o of T: four table entries. */
-#define CLI_O_MEMORY(T, o)                                                                               \
-	{ .type = CLI_T_UINT, .name = "ubatch", .meta = "N", .off = CLI_OFF_SIZED(T, o.n_ubatch, sizeof(unsigned)), \
-	  .lo = 1, .hi = 65536, .help = "physical batch size, llama.cpp -ub (default 512)" },               \
-	{ .type = CLI_T_UINT, .name = "parallel", .meta = "N", .off = CLI_OFF_SIZED(T, o.n_seq, sizeof(unsigned)), \
-	  .lo = 1, .hi = 4096, .help = "parallel sequences sharing the context, llama.cpp -np (default 1)" }, \
-	{ .type = CLI_T_FLAG, .name = "swa-full", .off = CLI_OFF_SIZED(T, o.swa_full, sizeof(bool)),     \
-	  .help = "sliding-window layers keep the whole context (llama.cpp --swa-full)" },                 \
-	{ .type = CLI_T_FLAG, .name = "kv-unified", .off = CLI_OFF_SIZED(T, o.kv_unified, sizeof(bool)), \
+#define CLI_O_MEMORY_AT(T, o, field) (CLI_OFF_SIZED(T, o, sizeof(cr_estimate_opts)) + offsetof(cr_estimate_opts, field))
+#define CLI_O_MEMORY(T, o)                                                                                  \
+	{ .type = CLI_T_UINT, .name = "ubatch", .meta = "N", .off = CLI_O_MEMORY_AT(T, o, n_ubatch), .lo = 1, \
+	  .hi = 65536, .help = "physical batch size, llama.cpp -ub (default 512)" },                          \
+	{ .type = CLI_T_UINT, .name = "parallel", .meta = "N", .off = CLI_O_MEMORY_AT(T, o, n_seq), .lo = 1,  \
+	  .hi = 4096, .help = "parallel sequences sharing the context, llama.cpp -np (default 1)" },          \
+	{ .type = CLI_T_FLAG, .name = "swa-full", .off = CLI_O_MEMORY_AT(T, o, swa_full),                     \
+	  .help = "sliding-window layers keep the whole context (llama.cpp --swa-full)" },                    \
+	{ .type = CLI_T_FLAG, .name = "kv-unified", .off = CLI_O_MEMORY_AT(T, o, kv_unified),                 \
 	  .help = "one KV cache shared by the --parallel sequences (llama.cpp --kv-unified)" }
+/* (n_ubatch and n_seq are uint32_t, swa_full and kv_unified bool: the sizes CLI_T_UINT and CLI_T_FLAG store) */
 /* Model and rig choice: */
 #define CLI_O_MODEL(T, f) \
 	.type = CLI_T_STRING, .name = "model", .meta = "SOURCE", .off = CLI_OFF_SIZED(T, f, sizeof(char *)), \

@@ -49,14 +49,15 @@ static const cli_enum_name kind_names[] = {
 
 #define RIG_NAME_ARG \
 	{ .type = CLI_T_ARG, .meta = "NAME", .off = offsetof(rig_cfg, name), .required = "NAME is required (see --help)" }
+#define RIG_AT(field) (offsetof(rig_cfg, a) + offsetof(add_ctx, f) + offsetof(cr_rig_figures, field))
 #define RIG_GB(opt, m, field, what) \
-	{ .type = CLI_T_DOUBLE, .name = opt, .meta = m, .off = offsetof(rig_cfg, a.f.field), .lo = 0.001, \
-	  .hi = 65536, .help = what }
+	{ .type = CLI_T_DOUBLE, .name = (opt), .meta = (m), .off = RIG_AT(field), .lo = 0.001, .hi = 65536, \
+	  .help = (what) }
 #define RIG_GBS(opt, m, field, what) \
-	{ .type = CLI_T_DOUBLE, .name = opt, .meta = m, .off = offsetof(rig_cfg, a.f.field), .lo = 0.001, \
-	  .hi = 1e6, .help = what }
+	{ .type = CLI_T_DOUBLE, .name = (opt), .meta = (m), .off = RIG_AT(field), .lo = 0.001, .hi = 1e6, \
+	  .help = (what) }
 #define RIG_TEXT(opt, field, what) \
-	{ .type = CLI_T_STRING, .name = opt, .meta = "TEXT", .off = offsetof(rig_cfg, a.f.field), .help = what }
+	{ .type = CLI_T_STRING, .name = (opt), .meta = "TEXT", .off = RIG_AT(field), .help = (what) }
 
 static const cli_opt_spec add_opts[] = {
 	RIG_NAME_ARG,
