@@ -5,7 +5,7 @@
 #
 #   awk -v format=md|man|bash|zsh|fish [-v template=FILE] -f gen-cli-md.awk HELPDUMP
 #
-# The --help layout it reads (src/cli/args.c cli_print_help):
+# The --help layout it reads (src/cli/args.c cli_print_command_help):
 #   usage: USAGE
 #   <blank>
 #   summary lines (lines indented by two spaces: a block kept as it is;

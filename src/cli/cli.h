@@ -7,6 +7,7 @@
 #define CLEFRUN_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "clefrun/clefrun.h"
@@ -23,41 +24,210 @@ enum cli_exit {
 /* Map a library status to an exit code (the one place that does). */
 int cli_exit_for_status(int status);
 
-/* ---- options ------------------------------------------------------------- */
+/* ---- option specs ----------------------------------------------------------
+ *
+ * A command describes its options in one table of cli_opt_spec (in the spirit
+ * of libgit2's cli_opt_spec): the name, the value's name, the help line, the
+ * type with its bounds or names, and where in the command's config struct the
+ * value goes (an offset). cli_parse() walks argv once against that table,
+ * converts and range-checks each value, stores it, and prints the one message
+ * for every kind of mistake; cli_print_help() writes --help from the same table.
+ * The options several commands take are defined once, below (CLI_O_*), with
+ * their bounds; a command adds its own help line to them.
+ */
 
-typedef struct cli_opt {
-	const char *name;  /* long name without "--" */
-	const char *arg;   /* metavariable, NULL for a flag */
-	const char *help;  /* one line */
-	int id;
-} cli_opt;
+typedef enum cli_opt_type {
+	CLI_T_NONE = 0, /* the end of a table */
+	CLI_T_FLAG,     /* bool: set to true; "--flag=x" is an error */
+	CLI_T_STRING,   /* const char *: the argument itself (argv stays alive) */
+	CLI_T_UINT,     /* unsigned: a whole number in [lo, hi] */
+	CLI_T_TOKENS,   /* unsigned: N, or Nk / NK for N x 1024 ("32k"), in [lo, hi] */
+	CLI_T_DOUBLE,   /* double: a finite decimal number in [lo, hi] */
+	CLI_T_ENUM,     /* an enum (int-sized): the value of the matching names[] entry */
+	CLI_T_LIST,     /* repeatable: const char *[max] at off, its int count at count */
+	CLI_T_ARG,      /* the positional argument meta (const char *), once */
+	CLI_T_ARGS      /* the first positional and everything after it, unparsed:
+			 * char ** at off, int count at count; parsing stops there */
+} cli_opt_type;
 
-typedef struct cli_parser {
-	int argc;
-	char **argv;
-	int i;
-	const char *cmd;   /* for messages: "clefrun check" */
-} cli_parser;
+/* One accepted word of a CLI_T_ENUM option; a table ends with { NULL, 0 }. */
+typedef struct cli_enum_name {
+	const char *name;
+	int value;
+} cli_enum_name;
 
-#define CLI_OPT_HELP 1000
-#define CLI_OPT_GLOBAL 2000 /* internal to args.c: ids of the global options */
-#define CLI_OPT_END 0
-#define CLI_OPT_ERROR (-1)
-#define CLI_OPT_POSITIONAL (-2)
+enum {
+	CLI_F_ONCE = 1u << 0,   /* CLI_T_STRING: a second one is an error ("--model given twice") */
+	CLI_F_NOCASE = 1u << 1, /* CLI_T_ENUM: names match in any case */
+	CLI_F_STOP = 1u << 2    /* stop parsing once given (--version) */
+};
 
-void cli_parser_init(cli_parser *p, const char *cmd, int argc, char **argv);
-/* Next option: its id (value in *val, NULL for flags), CLI_OPT_POSITIONAL
- * (word in *val), CLI_OPT_END, or CLI_OPT_ERROR (message printed).
- * The global options (--quiet, --units) are taken here, wherever they
- * appear, and never returned. */
-int cli_next(cli_parser *p, const cli_opt *opts, const char **val);
-/* "usage: ...", the summary, then opts, the global options and -h, --help:
- * the text that scripts/gen-cli-md turns into docs/cli.md, the man page and
- * the shell completions, so keep its shape. */
-void cli_print_help(FILE *f, const char *usage, const char *summary, const cli_opt *opts);
-/* One "  --name ARG   help" line per option (the format of cli_print_help). */
-void cli_print_options(FILE *f, const cli_opt *opts);
-void cli_print_global_options(FILE *f);
+typedef struct cli_opt_spec {
+	cli_opt_type type;
+	const char *name;       /* long name without "--"; NULL for CLI_T_ARG(S) */
+	char alias;             /* short name ('o' for -o), 0 for none */
+	const char *meta;       /* the value's name in help and messages ("N"); NULL for a flag */
+	const char *help;       /* one line of --help */
+	size_t off;             /* where the value goes: offsetof(config struct, field) */
+	size_t seen;            /* CLI_AT(T, f): a bool set when the option is given; 0 none */
+	size_t also;            /* CLI_AT(T, f): a second field of the same type set alike; 0 none */
+	size_t count;           /* CLI_AT(T, f): the int count of CLI_T_LIST and CLI_T_ARGS */
+	unsigned max;           /* CLI_T_LIST: capacity of the array */
+	double lo, hi;          /* CLI_T_UINT, CLI_T_TOKENS, CLI_T_DOUBLE: bounds, inclusive */
+	const cli_enum_name *names; /* CLI_T_ENUM: the accepted words */
+	const char *expect;     /* CLI_T_ENUM: the message's "expected ..." (default: from names) */
+	unsigned flags;         /* CLI_F_* */
+	const char *required;   /* message when the option or argument is missing; NULL: optional */
+} cli_opt_spec;
+
+/* An optional offset (seen, also, count): offsetof + 1, so that 0 means none. */
+#define CLI_AT(T, f) (offsetof(T, f) + 1)
+/* The size of field f of T, for the checks in the CLI_O_* macros. */
+#define CLI_FIELD_SIZE(T, f) sizeof(((T *)0)->f)
+/* offsetof(T, f), refused at compile time unless f has the size the type stores. */
+#define CLI_OFF_SIZED(T, f, size) (offsetof(T, f) + 0 * sizeof(char[CLI_FIELD_SIZE(T, f) == (size) ? 1 : -1]))
+#define CLI_SPEC_END { .type = CLI_T_NONE }
+
+/* A command: its messages' prefix, its help, its table. */
+typedef struct cli_command {
+	const char *name;            /* "clefrun check": the prefix of parse errors */
+	const char *usage;           /* after "usage: " in --help */
+	const char *summary;
+	const cli_opt_spec *opts;    /* ends with CLI_SPEC_END */
+	void (*help)(FILE *f);       /* --help printer of its own (clefrun's); NULL: cli_print_help */
+} cli_command;
+
+/* cli_parse: --help was printed on stdout (the command exits 0). */
+#define CLI_PARSE_HELP (-1)
+
+/*
+ * Parse argv[1..argc) against cmd->opts into cfg (the struct the offsets
+ * refer to; fields keep their values unless an option sets them). Accepted:
+ * --name value, --name=value, -a value for an alias, flags, positionals,
+ * "--" (every later argument is positional), -h and --help anywhere (help
+ * printed at once, the rest not looked at), and the global options
+ * (--quiet, --units) wherever they appear. Returns 0, CLI_PARSE_HELP, or
+ * EXIT_USAGE after printing one message on stderr.
+ */
+int cli_parse(const cli_command *cmd, int argc, char **argv, void *cfg);
+/* "usage: ...", the summary, then the options of cmd, the global options
+ * and -h, --help: the text that scripts/gen-cli-md turns into docs/cli.md,
+ * the man page and the shell completions, so keep its shape. */
+void cli_print_command_help(FILE *f, const cli_command *cmd);
+/* One "  --name META   help" line per option of specs (positionals left out). */
+void cli_print_specs(FILE *f, const cli_opt_spec *specs);
+/* The same for the global options (--quiet, --units). */
+void cli_print_global_specs(FILE *f);
+
+/* The words of the enum options several commands share (their library
+ * parsers accept exactly these; tests/unit/test_args.c checks it). */
+extern const cli_enum_name cli_kv_type_names[];
+extern const cli_enum_name cli_flash_attn_names[];
+extern const cli_enum_name cli_workload_names[];
+extern const cli_enum_name cli_require_names[];
+extern const cli_enum_name cli_format_names[];
+extern const cli_enum_name cli_split_names[];
+
+/*
+ * --ctx, the one bound of every command: 1 to 2^30 tokens. 2^30 is the cap
+ * the catalog schema puts on a model's context_max
+ * (docs/schema/models.schema.json), the cap of --depth and --prompt-tokens
+ * (which are at most --ctx), and 100 times the largest context in the
+ * catalog (10,485,760, data/models.json). report and chart took up to
+ * 2^32 - 1, a context no model can have. A context above the model's own
+ * maximum is refused after the model is known, naming it.
+ */
+#define CLI_CTX_MAX 1073741824.0
+
+/* ---- the shared options, each defined once ---------------------------------------
+ * Each expands to the fields of one cli_opt_spec; a command's table adds
+ * .help (and .seen where it wants to know): { CLI_O_CTX(cfg, ctx), .help = ... }.
+ * Estimate options: */
+#define CLI_O_CTX(T, f) \
+	.type = CLI_T_TOKENS, .name = "ctx", .meta = "N", .off = CLI_OFF_SIZED(T, f, sizeof(unsigned)), \
+	.lo = 1, .hi = CLI_CTX_MAX
+#define CLI_O_DEPTH(T, f) \
+	.type = CLI_T_TOKENS, .name = "depth", .meta = "N", .off = CLI_OFF_SIZED(T, f, sizeof(unsigned)), \
+	.lo = 0, .hi = CLI_CTX_MAX
+#define CLI_O_PROMPT_TOKENS(T, f) \
+	.type = CLI_T_TOKENS, .name = "prompt-tokens", .meta = "N", \
+	.off = CLI_OFF_SIZED(T, f, sizeof(unsigned)), .lo = 1, .hi = CLI_CTX_MAX
+/* --kv-type sets the K and the V type (k and v: cr_kv_type fields). */
+#define CLI_O_KV_TYPE(T, k, v) \
+	.type = CLI_T_ENUM, .name = "kv-type", .meta = "T", .off = CLI_OFF_SIZED(T, k, sizeof(int)), \
+	.also = CLI_AT(T, v), .names = cli_kv_type_names, .flags = CLI_F_NOCASE
+#define CLI_O_KV_TYPE_K(T, k) \
+	.type = CLI_T_ENUM, .name = "kv-type-k", .meta = "T", .off = CLI_OFF_SIZED(T, k, sizeof(int)), \
+	.names = cli_kv_type_names, .flags = CLI_F_NOCASE, .help = "K cache type only"
+#define CLI_O_KV_TYPE_V(T, v) \
+	.type = CLI_T_ENUM, .name = "kv-type-v", .meta = "T", .off = CLI_OFF_SIZED(T, v, sizeof(int)), \
+	.names = cli_kv_type_names, .flags = CLI_F_NOCASE, \
+	.help = "V cache type only (quantized needs flash attention)"
+#define CLI_O_FLASH_ATTN(T, f) \
+	.type = CLI_T_ENUM, .name = "flash-attn", .meta = "MODE", .off = CLI_OFF_SIZED(T, f, sizeof(int)), \
+	.names = cli_flash_attn_names
+#define CLI_O_WORKLOAD(T, f) \
+	.type = CLI_T_ENUM, .name = "workload", .meta = "W", .off = CLI_OFF_SIZED(T, f, sizeof(int)), \
+	.names = cli_workload_names, \
+	.help = "tier by chat (decode t/s, default) or decide (time-to-decision)"
+#define CLI_O_REQUIRE(T, f) \
+	.type = CLI_T_ENUM, .name = "require", .meta = "TIER", .off = CLI_OFF_SIZED(T, f, sizeof(int)), \
+	.names = cli_require_names
+#define CLI_O_SPLIT(T, f) \
+	.type = CLI_T_ENUM, .name = "split", .meta = "MODE", .off = CLI_OFF_SIZED(T, f, sizeof(int)), \
+	.names = cli_split_names, \
+	.help = "multi-GPU: layer (llama.cpp default) or tensor (tensor parallel)"
+#define CLI_O_GPU_LAYERS(T, f) \
+	.type = CLI_T_UINT, .name = "gpu-layers", .meta = "N", .off = CLI_OFF_SIZED(T, f, sizeof(unsigned)), \
+	.lo = 0, .hi = 100000, .help = "layers on the GPUs, the rest in system RAM (llama.cpp -ngl)"
+#define CLI_O_CPU_MOE(T, f) \
+	.type = CLI_T_FLAG, .name = "cpu-moe", .off = CLI_OFF_SIZED(T, f, sizeof(bool)), \
+	.help = "keep MoE expert weights in system RAM (llama.cpp --cpu-moe)"
+/* The options that size llama.cpp's memory the same way in every command
+ * (check, inspect), into the cr_estimate_opts o of T: four table entries. */
+#define CLI_O_MEMORY_AT(T, o, field) (CLI_OFF_SIZED(T, o, sizeof(cr_estimate_opts)) + offsetof(cr_estimate_opts, field))
+#define CLI_O_MEMORY(T, o)                                                                                  \
+	{ .type = CLI_T_UINT, .name = "ubatch", .meta = "N", .off = CLI_O_MEMORY_AT(T, o, n_ubatch), .lo = 1, \
+	  .hi = 65536, .help = "physical batch size, llama.cpp -ub (default 512)" },                          \
+	{ .type = CLI_T_UINT, .name = "parallel", .meta = "N", .off = CLI_O_MEMORY_AT(T, o, n_seq), .lo = 1,  \
+	  .hi = 4096, .help = "parallel sequences sharing the context, llama.cpp -np (default 1)" },          \
+	{ .type = CLI_T_FLAG, .name = "swa-full", .off = CLI_O_MEMORY_AT(T, o, swa_full),                     \
+	  .help = "sliding-window layers keep the whole context (llama.cpp --swa-full)" },                    \
+	{ .type = CLI_T_FLAG, .name = "kv-unified", .off = CLI_O_MEMORY_AT(T, o, kv_unified),                 \
+	  .help = "one KV cache shared by the --parallel sequences (llama.cpp --kv-unified)" }
+/* (n_ubatch and n_seq are uint32_t, swa_full and kv_unified bool: the sizes CLI_T_UINT and CLI_T_FLAG store) */
+/* Model and rig choice: */
+#define CLI_O_MODEL(T, f) \
+	.type = CLI_T_STRING, .name = "model", .meta = "SOURCE", .off = CLI_OFF_SIZED(T, f, sizeof(char *)), \
+	.flags = CLI_F_ONCE, .required = "--model is required (see 'clefrun models')"
+/* Repeatable; a repeated id (in any case, as the catalog looks ids up) is one entry, so a
+ * repeated --quant or --rig is one row. ids: const char *[], n: int. */
+#define CLI_O_QUANTS(T, ids, n) \
+	.type = CLI_T_LIST, .name = "quant", .meta = "Q", .off = offsetof(T, ids), .count = CLI_AT(T, n), \
+	.max = (unsigned)(CLI_FIELD_SIZE(T, ids) / sizeof(char *))
+#define CLI_O_RIGS(T, ids, n) \
+	.type = CLI_T_LIST, .name = "rig", .meta = "R", .off = offsetof(T, ids), .count = CLI_AT(T, n), \
+	.max = (unsigned)(CLI_FIELD_SIZE(T, ids) / sizeof(char *))
+/* Source options (GGUF files, URLs, hf:): */
+#define CLI_O_REVISION(T, f) \
+	.type = CLI_T_STRING, .name = "revision", .meta = "R", .off = CLI_OFF_SIZED(T, f, sizeof(char *))
+#define CLI_O_HEADER_ONLY(T, f) \
+	.type = CLI_T_FLAG, .name = "header-only", .off = CLI_OFF_SIZED(T, f, sizeof(bool))
+#define CLI_O_NO_CACHE(T, f) \
+	.type = CLI_T_FLAG, .name = "no-cache", .off = CLI_OFF_SIZED(T, f, sizeof(bool))
+#define CLI_O_OFFLINE(T, f) \
+	.type = CLI_T_FLAG, .name = "offline", .off = CLI_OFF_SIZED(T, f, sizeof(bool))
+/* Output options: */
+#define CLI_O_FORMAT(T, f) \
+	.type = CLI_T_ENUM, .name = "format", .meta = "F", .off = CLI_OFF_SIZED(T, f, sizeof(int)), \
+	.names = cli_format_names, .help = "table, json, csv or markdown (default table)"
+#define CLI_O_OUTPUT(T, f) \
+	.type = CLI_T_STRING, .name = "output", .alias = 'o', .meta = "FILE", \
+	.off = CLI_OFF_SIZED(T, f, sizeof(char *)), .flags = CLI_F_ONCE, \
+	.required = "-o FILE (--output) is required"
+#define CLI_O_CATALOG(T, f) \
+	.type = CLI_T_STRING, .name = "catalog", .meta = "DIR", .off = CLI_OFF_SIZED(T, f, sizeof(char *))
+#define CLI_HELP_CATALOG "read the catalog from DIR"
 
 /* ---- global output settings (--quiet, --units; process-wide) --------------- */
 
@@ -71,38 +241,6 @@ cli_units cli_mem_units(void);
 /* Colour on f: only on a terminal, and never when NO_COLOR is set (and not
  * empty, https://no-color.org) or TERM is "dumb". */
 bool cli_color(FILE *f);
-
-/* Option values several commands share; print the message, return -1 if bad. */
-int cli_parse_kv_type(const char *opt, const char *s, cr_kv_type *out);
-int cli_parse_flash_attn(const char *s, cr_flash_attn *out);
-int cli_parse_workload(const char *s, cr_workload *out);
-int cli_parse_require(const char *s, cr_tier *out); /* fast, ok, slow or tight */
-
-/* The options that size llama.cpp's memory the same way in every command
- * (check, inspect): table entries and one handler. */
-enum { CLI_OPT_UBATCH = 900, CLI_OPT_PARALLEL, CLI_OPT_SWA_FULL, CLI_OPT_KV_UNIFIED };
-#define CLI_MEMORY_OPTS                                                                                  \
-	{ "ubatch", "N", "physical batch size, llama.cpp -ub (default 512)", CLI_OPT_UBATCH },             \
-	{ "parallel", "N", "parallel sequences sharing the context, llama.cpp -np (default 1)",           \
-	  CLI_OPT_PARALLEL },                                                                            \
-	{ "swa-full", NULL, "sliding-window layers keep the whole context (llama.cpp --swa-full)",        \
-	  CLI_OPT_SWA_FULL },                                                                            \
-	{ "kv-unified", NULL, "one KV cache shared by the --parallel sequences (llama.cpp --kv-unified)", \
-	  CLI_OPT_KV_UNIFIED }
-/* Apply one of those options to *o; 0, or -1 after printing a bad value. */
-int cli_memory_option(int id, const char *v, cr_estimate_opts *o);
-
-/* Strict numbers: whole string, in range; message names the option. */
-int cli_parse_u32(const char *opt, const char *s, unsigned long lo, unsigned long hi,
-		  unsigned *out);
-/* True when v is already among list[0..n) (ids compare case-insensitively, as the catalog
- * looks them up): a repeated --quant or --rig is one row, not two. */
-bool cli_repeated(const char *const *list, int n, const char *v);
-
-/* A token count (--ctx, --depth, --prompt-tokens): N, or Nk / NK for N × 1024 (the "32k" the
- * tables print); in [lo, hi]. Prints the error; returns 0 or -1. */
-int cli_parse_tokens(const char *opt, const char *s, unsigned long lo, unsigned long hi,
-		     unsigned *out);
 
 /* ---- untrusted text (safe.c, text.h) ------------------------------------------- */
 
@@ -124,7 +262,6 @@ int cli_puts_json(const char *s);
 /* ---- output formats -------------------------------------------------------- */
 
 typedef enum cli_format { FMT_TABLE = 0, FMT_JSON, FMT_CSV, FMT_MARKDOWN } cli_format;
-int cli_parse_format(const char *s, cli_format *out);
 
 /* A grid of cells, rendered as an aligned table, CSV (RFC 4180) or Markdown.
  * In the aligned table on a colour terminal (cli_color), a column headed
@@ -202,9 +339,6 @@ int cli_detect(const cr_catalog *cat, const cli_detect_cfg *cfg, cr_detect_resul
  * cap - 1). 0 when it ran and exited 0; else -1 with the reason in why. */
 int cli_capture(const char *file, char *const argv[], bool search_path, char *buf, size_t cap,
 		char *why, size_t why_cap);
-
-/* Strict decimal number for an option: whole string, finite, in [lo, hi]. */
-int cli_parse_double(const char *opt, const char *s, double lo, double hi, double *out);
 
 /* User input echoed in a message, cut to a sane length: at most CLI_CLIP_BYTES
  * bytes (on a UTF-8 character boundary), then "... (N bytes)". Returns s itself

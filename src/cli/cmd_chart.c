@@ -7,25 +7,38 @@
 
 #include "report.h"
 
-static const cli_opt chart_opts[] = {
-	{ "model", "SOURCE", "catalog id, GGUF path or URL, hf:OWNER/REPO/FILE.gguf or hf:OWNER/REPO:QUANT (required)", RPT_O_MODEL },
-	{ "rig", "R", "rig whose usable memory is drawn; repeatable (default: the 22 reference rigs)", RPT_O_RIG },
-	{ "quant", "Q", "quantization preset, one curve each; repeatable; the first gets the markers (default: Q2_K..F16, markers Q4_K_M)", RPT_O_QUANT },
-	{ "ctx", "N", "context marked on the chart, in tokens or Nk (k = 1024; default: 8192, or the model's maximum if smaller; a larger value is an error)", RPT_O_CTX },
-	{ "kv-type", "T", "KV cache type: f16, q8_0, q4_0 (default f16)", RPT_O_KV },
-	{ "format", "F", "svg (the only format)", RPT_O_FORMAT },
-	{ "output", "FILE", "write the chart to FILE (a file is replaced atomically, its mode kept; a FIFO or device is written directly); '-' for stdout (required; short: -o FILE)", RPT_O_OUTPUT },
-	{ "revision", "R", "Hugging Face revision for hf: sources (default main)", RPT_O_REVISION },
-	{ "header-only", NULL, "accept a GGUF file cut after its header (tensor data missing)", RPT_O_HEADER_ONLY },
-	{ "catalog", "DIR", "read the catalog from DIR", RPT_O_CATALOG },
-	{ NULL, NULL, NULL, 0 },
-};
-
 static const char chart_usage[] =
 	"clefrun chart --model ID|SOURCE [--rig R]... [--quant Q]... [--format svg] -o FILE.svg";
 static const char chart_summary[] =
 	"Memory against context (log scale) for each quant, with each rig's usable memory as a\n"
 	"horizontal line: where a curve crosses a line, that rig runs out (docs/report.md).";
+
+static const cli_enum_name svg_only[] = { { "svg", 0 }, { NULL, 0 } };
+
+static const cli_opt_spec chart_opts[] = {
+	{ CLI_O_MODEL(rpt_cfg, model_id),
+	  .help = "catalog id, GGUF path or URL, hf:OWNER/REPO/FILE.gguf or hf:OWNER/REPO:QUANT (required)" },
+	{ CLI_O_RIGS(rpt_cfg, rig_ids, n_rigs),
+	  .help = "rig whose usable memory is drawn; repeatable (default: the 22 reference rigs)" },
+	{ CLI_O_QUANTS(rpt_cfg, quant_ids, n_quants),
+	  .help = "quantization preset, one curve each; repeatable; the first gets the markers (default: Q2_K..F16, markers Q4_K_M)" },
+	{ CLI_O_CTX(rpt_cfg, ctx), .seen = CLI_AT(rpt_cfg, ctx_given),
+	  .help = "context marked on the chart, in tokens or Nk (k = 1024; default: 8192, or the model's maximum if smaller; a larger value is an error)" },
+	{ CLI_O_KV_TYPE(rpt_cfg, kv, kv), .help = "KV cache type: f16, q8_0, q4_0 (default f16)" },
+	{ .type = CLI_T_ENUM, .name = "format", .meta = "F", .off = CLI_OFF_SIZED(rpt_cfg, format, sizeof(int)),
+	  .names = svg_only, .help = "svg (the only format)" },
+	{ CLI_O_OUTPUT(rpt_cfg, output),
+	  .help = "write the chart to FILE (a file is replaced atomically, its mode kept; a FIFO or device is written directly); '-' for stdout (required; short: -o FILE)" },
+	{ CLI_O_REVISION(rpt_cfg, revision), .help = "Hugging Face revision for hf: sources (default main)" },
+	{ CLI_O_HEADER_ONLY(rpt_cfg, header_only),
+	  .help = "accept a GGUF file cut after its header (tensor data missing)" },
+	{ CLI_O_CATALOG(rpt_cfg, g.catalog_dir), .help = CLI_HELP_CATALOG },
+	CLI_SPEC_END,
+};
+
+static const cli_command chart_cmd = {
+	.name = "clefrun chart", .usage = chart_usage, .summary = chart_summary, .opts = chart_opts
+};
 
 int cmd_chart(const cli_globals *g, int argc, char **argv)
 {
@@ -33,54 +46,21 @@ int cmd_chart(const cli_globals *g, int argc, char **argv)
 	rpt_data *d = NULL;
 	rpt_chart_storage *s = NULL;
 	cli_chart chart;
-	cli_parser p;
 	cli_buf b;
-	char **args;
-	const char *v;
-	int id, rc = 0;
+	int rc;
 
 	memset(&c, 0, sizeof(c));
-	c.cmd = "clefrun chart";
+	c.cmd = chart_cmd.name;
 	c.g = *g;
 	c.kv = CR_KV_F16;
-	args = rpt_expand_argv(argc, argv);
-	if (!args) {
-		fprintf(stderr, "clefrun: out of memory\n");
-		return EXIT_ERROR;
-	}
-	cli_parser_init(&p, c.cmd, argc, args);
-	while (!rc && (id = cli_next(&p, chart_opts, &v)) != CLI_OPT_END) {
-		if (id == CLI_OPT_HELP) {
-			cli_print_help(stdout, chart_usage, chart_summary, chart_opts);
-			free(args);
-			return EXIT_OK_;
-		}
-		if (id == CLI_OPT_ERROR) {
-			rc = EXIT_USAGE;
-		} else if (id == CLI_OPT_POSITIONAL) {
-			fprintf(stderr, "%s: unexpected argument '%s' (see --help)\n", c.cmd, v);
-			rc = EXIT_USAGE;
-		} else if (id == RPT_O_FORMAT) {
-			if (strcmp(v, "svg") != 0) {
-				fprintf(stderr, "%s: --format: expected svg, got '%s'\n", c.cmd, v);
-				rc = EXIT_USAGE;
-			}
-		} else {
-			rc = rpt_option(&c, id, v);
-		}
-	}
-	if (!rc)
-		rc = rpt_check_required(&c);
-	if (rc) {
-		free(args);
-		return rc;
-	}
+	rc = cli_parse(&chart_cmd, argc, argv, &c);
+	if (rc)
+		return rc < 0 ? EXIT_OK_ : rc;
 	d = calloc(1, sizeof(*d));
 	s = malloc(sizeof(*s));
 	if (!d || !s) {
 		free(d);
 		free(s);
-		free(args);
 		fprintf(stderr, "clefrun: out of memory\n");
 		return EXIT_ERROR;
 	}
@@ -95,6 +75,5 @@ int cmd_chart(const cli_globals *g, int argc, char **argv)
 	rpt_free(d);
 	free(d);
 	free(s);
-	free(args);
 	return rc;
 }

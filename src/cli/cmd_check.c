@@ -18,42 +18,6 @@
 #define MAX_QUANTS 64
 #define DEFAULT_QUANT "Q4_K_M"
 
-enum {
-	O_MODEL = 1, O_QUANT, O_RIG, O_CTX, O_KV, O_KV_K, O_KV_V, O_PROMPT, O_DEPTH, O_FORMAT,
-	O_REQUIRE, O_CATALOG, O_FA, O_SPLIT, O_GPU_LAYERS,
-	O_CPU_MOE, O_WORKLOAD, O_ENGINE, O_EXPLAIN, O_BEST_QUANT, O_REVISION, O_HEADER_ONLY,
-	O_NO_CACHE, O_OFFLINE
-};
-
-static const cli_opt check_opts[] = {
-	{ "model", "SOURCE", "catalog id, GGUF path or URL, hf:OWNER/REPO[/FILE.gguf|:QUANT] (required)", O_MODEL },
-	{ "revision", "R", "Hugging Face revision for hf: sources (default main)", O_REVISION },
-	{ "header-only", NULL, "accept a GGUF file cut after its header (tensor data missing)", O_HEADER_ONLY },
-	{ "no-cache", NULL, "neither read nor write the header cache of remote GGUF sources", O_NO_CACHE },
-	{ "offline", NULL, "remote GGUF sources from the header cache only; no network", O_OFFLINE },
-	{ "quant", "Q", "quantization preset; repeatable (default: all on one rig, else Q4_K_M)", O_QUANT },
-	{ "rig", "R", "rig id or custom:mem_gb=..,bw_gbs=..; repeatable (default: the 22 reference rigs)", O_RIG },
-	{ "ctx", "N", "context in tokens or Nk (k = 1024: 32k is 32768; default: 8192, or the model's maximum if smaller; a larger value is an error)", O_CTX },
-	{ "kv-type", "T", "KV cache type for K and V: f16, q8_0, q4_0 (default f16)", O_KV },
-	{ "kv-type-k", "T", "K cache type only", O_KV_K },
-	{ "kv-type-v", "T", "V cache type only (quantized needs flash attention)", O_KV_V },
-	{ "flash-attn", "MODE", "on, off or auto (default auto, resolved as llama.cpp does)", O_FA },
-	CLI_MEMORY_OPTS,
-	{ "split", "MODE", "multi-GPU: layer (llama.cpp default) or tensor (tensor parallel)", O_SPLIT },
-	{ "gpu-layers", "N", "layers on the GPUs, the rest in system RAM (llama.cpp -ngl)", O_GPU_LAYERS },
-	{ "cpu-moe", NULL, "keep MoE expert weights in system RAM (llama.cpp --cpu-moe)", O_CPU_MOE },
-	{ "depth", "N", "tokens in the cache before decoding and before the prompt, 0 (empty) to --ctx, N or Nk (default: the context for decode, empty for the prompt)", O_DEPTH },
-	{ "prompt-tokens", "N", "prompt length for time-to-decision, N or Nk, at most --ctx (default min(ctx, 2048))", O_PROMPT },
-	{ "workload", "W", "tier by chat (decode t/s, default) or decide (time-to-decision)", O_WORKLOAD },
-	{ "engine", "E", "runtime whose memory rules apply: llamacpp (the only one so far)", O_ENGINE },
-	{ "best-quant", NULL, "one row per rig: the highest-bpw quant that reaches --require (default ok)", O_BEST_QUANT },
-	{ "explain", NULL, "print every term of the estimate with its formula and source", O_EXPLAIN },
-	{ "format", "F", "table, json, csv or markdown (default table)", O_FORMAT },
-	{ "require", "TIER", "exit 3 if a row is worse than TIER: fast, ok, slow, tight (default tight)", O_REQUIRE },
-	{ "catalog", "DIR", "read the catalog from DIR", O_CATALOG },
-	{ NULL, NULL, NULL, 0 },
-};
-
 static const char check_usage[] =
 	"clefrun check --model ID [--quant Q]... [--rig R]... [--ctx N] [--kv-type T] [--format F] [--require TIER]";
 static const char check_summary[] =
@@ -95,160 +59,63 @@ typedef struct check_cfg {
 	bool no_cache, offline;
 	cli_format fmt;
 	cr_tier require;
+	int engine;                /* --engine: 0, llama.cpp (the only runtime modelled) */
 	cli_globals g;
 	cr_kv_profile kv;          /* at the first rig's options: the heading's KV facts */
 } check_cfg;
 
+static const cli_enum_name engine_names[] = { { "llamacpp", 0 }, { NULL, 0 } };
+
+static const cli_opt_spec check_opts[] = {
+	{ CLI_O_MODEL(check_cfg, model_id),
+	  .help = "catalog id, GGUF path or URL, hf:OWNER/REPO[/FILE.gguf|:QUANT] (required)" },
+	{ CLI_O_REVISION(check_cfg, revision), .help = "Hugging Face revision for hf: sources (default main)" },
+	{ CLI_O_HEADER_ONLY(check_cfg, header_only),
+	  .help = "accept a GGUF file cut after its header (tensor data missing)" },
+	{ CLI_O_NO_CACHE(check_cfg, no_cache),
+	  .help = "neither read nor write the header cache of remote GGUF sources" },
+	{ CLI_O_OFFLINE(check_cfg, offline), .help = "remote GGUF sources from the header cache only; no network" },
+	{ CLI_O_QUANTS(check_cfg, quant_ids, n_quants),
+	  .help = "quantization preset; repeatable (default: all on one rig, else Q4_K_M)" },
+	{ CLI_O_RIGS(check_cfg, rig_ids, n_rigs),
+	  .help = "rig id or custom:mem_gb=..,bw_gbs=..; repeatable (default: the 22 reference rigs)" },
+	{ CLI_O_CTX(check_cfg, ctx), .seen = CLI_AT(check_cfg, ctx_given),
+	  .help = "context in tokens or Nk (k = 1024: 32k is 32768; default: 8192, or the model's maximum if smaller; a larger value is an error)" },
+	{ CLI_O_KV_TYPE(check_cfg, kv_k, kv_v), .help = "KV cache type for K and V: f16, q8_0, q4_0 (default f16)" },
+	{ CLI_O_KV_TYPE_K(check_cfg, kv_k) },
+	{ CLI_O_KV_TYPE_V(check_cfg, kv_v) },
+	{ CLI_O_FLASH_ATTN(check_cfg, fa), .help = "on, off or auto (default auto, resolved as llama.cpp does)" },
+	CLI_O_MEMORY(check_cfg, opts),
+	{ CLI_O_SPLIT(check_cfg, opts.split) },
+	{ CLI_O_GPU_LAYERS(check_cfg, opts.gpu_layers) },
+	{ CLI_O_CPU_MOE(check_cfg, opts.cpu_moe) },
+	{ CLI_O_DEPTH(check_cfg, opts.depth),
+	  .help = "tokens in the cache before decoding and before the prompt, 0 (empty) to --ctx, N or Nk (default: the context for decode, empty for the prompt)" },
+	{ CLI_O_PROMPT_TOKENS(check_cfg, opts.prompt_tokens),
+	  .help = "prompt length for time-to-decision, N or Nk, at most --ctx (default min(ctx, 2048))" },
+	{ CLI_O_WORKLOAD(check_cfg, opts.workload) },
+	{ .type = CLI_T_ENUM, .name = "engine", .meta = "E", .off = CLI_OFF_SIZED(check_cfg, engine, sizeof(int)),
+	  .names = engine_names,
+	  .expect = "only 'llamacpp' is modelled (vLLM sizes its KV cache differently; see docs/methodology.md)",
+	  .help = "runtime whose memory rules apply: llamacpp (the only one so far)" },
+	{ .type = CLI_T_FLAG, .name = "best-quant", .off = offsetof(check_cfg, best_quant),
+	  .help = "one row per rig: the highest-bpw quant that reaches --require (default ok)" },
+	{ .type = CLI_T_FLAG, .name = "explain", .off = offsetof(check_cfg, explain),
+	  .help = "print every term of the estimate with its formula and source" },
+	{ CLI_O_FORMAT(check_cfg, fmt) },
+	{ CLI_O_REQUIRE(check_cfg, require), .seen = CLI_AT(check_cfg, require_given),
+	  .help = "exit 3 if a row is worse than TIER: fast, ok, slow, tight (default tight)" },
+	{ CLI_O_CATALOG(check_cfg, g.catalog_dir), .help = CLI_HELP_CATALOG },
+	CLI_SPEC_END,
+};
+
+static const cli_command check_cmd = {
+	.name = "clefrun check", .usage = check_usage, .summary = check_summary, .opts = check_opts
+};
+
 static int parse_args(check_cfg *c, int argc, char **argv)
 {
-	cli_parser p;
-	const char *v;
-	int id;
-
-	cli_parser_init(&p, "clefrun check", argc, argv);
-	while ((id = cli_next(&p, check_opts, &v)) != CLI_OPT_END) {
-		switch (id) {
-		case CLI_OPT_HELP:
-			cli_print_help(stdout, check_usage, check_summary, check_opts);
-			return -1;
-		case CLI_OPT_ERROR:
-			return EXIT_USAGE;
-		case CLI_OPT_POSITIONAL:
-			fprintf(stderr, "clefrun check: unexpected argument '%s' (see --help)\n", v);
-			return EXIT_USAGE;
-		case O_MODEL:
-			if (c->model_id) {
-				fprintf(stderr, "clefrun check: --model given twice\n");
-				return EXIT_USAGE;
-			}
-			c->model_id = v;
-			break;
-		case O_QUANT:
-			if (cli_repeated(c->quant_ids, c->n_quants, v))
-				break;
-			if (c->n_quants == MAX_QUANTS) {
-				fprintf(stderr, "clefrun check: at most %d --quant\n", MAX_QUANTS);
-				return EXIT_USAGE;
-			}
-			c->quant_ids[c->n_quants++] = v;
-			break;
-		case O_RIG:
-			if (cli_repeated(c->rig_ids, c->n_rigs, v))
-				break;
-			if (c->n_rigs == MAX_RIGS) {
-				fprintf(stderr, "clefrun check: at most %d --rig\n", MAX_RIGS);
-				return EXIT_USAGE;
-			}
-			c->rig_ids[c->n_rigs++] = v;
-			break;
-		case O_CTX:
-			if (cli_parse_tokens("--ctx", v, 1, 1ul << 30, &c->ctx))
-				return EXIT_USAGE;
-			c->ctx_given = true;
-			break;
-		case O_KV:
-		case O_KV_K:
-		case O_KV_V: {
-			cr_kv_type t;
-
-			if (cli_parse_kv_type(id == O_KV ? "--kv-type" : id == O_KV_K ? "--kv-type-k" : "--kv-type-v",
-					      v, &t))
-				return EXIT_USAGE;
-			if (id != O_KV_V)
-				c->kv_k = t;
-			if (id != O_KV_K)
-				c->kv_v = t;
-			break;
-		}
-		case O_FA:
-			if (cli_parse_flash_attn(v, &c->fa))
-				return EXIT_USAGE;
-			break;
-		case CLI_OPT_UBATCH:
-		case CLI_OPT_PARALLEL:
-		case CLI_OPT_SWA_FULL:
-		case CLI_OPT_KV_UNIFIED:
-			if (cli_memory_option(id, v, &c->opts))
-				return EXIT_USAGE;
-			break;
-		case O_SPLIT:
-			if (strcmp(v, "layer") == 0)
-				c->opts.split = CR_SPLIT_LAYER;
-			else if (strcmp(v, "tensor") == 0)
-				c->opts.split = CR_SPLIT_TENSOR;
-			else {
-				fprintf(stderr, "clefrun: --split: expected layer or tensor, got '%s'\n", v);
-				return EXIT_USAGE;
-			}
-			break;
-		case O_GPU_LAYERS: {
-			unsigned n;
-
-			if (cli_parse_u32("--gpu-layers", v, 0, 100000, &n))
-				return EXIT_USAGE;
-			c->opts.gpu_layers = (int32_t)n;
-			break;
-		}
-		case O_CPU_MOE:
-			c->opts.cpu_moe = true;
-			break;
-		case O_DEPTH:
-			if (cli_parse_tokens("--depth", v, 0, 1ul << 30, &c->opts.depth))
-				return EXIT_USAGE;
-			break;
-		case O_PROMPT:
-			if (cli_parse_tokens("--prompt-tokens", v, 1, 1ul << 30, &c->opts.prompt_tokens))
-				return EXIT_USAGE;
-			break;
-		case O_WORKLOAD:
-			if (cli_parse_workload(v, &c->opts.workload))
-				return EXIT_USAGE;
-			break;
-		case O_ENGINE:
-			if (strcmp(v, "llamacpp") != 0) {
-				fprintf(stderr, "clefrun: --engine: only 'llamacpp' is modelled (vLLM sizes its KV cache differently; see docs/methodology.md), got '%s'\n", v);
-				return EXIT_USAGE;
-			}
-			break;
-		case O_EXPLAIN:
-			c->explain = true;
-			break;
-		case O_BEST_QUANT:
-			c->best_quant = true;
-			break;
-		case O_REVISION:
-			c->revision = v;
-			break;
-		case O_HEADER_ONLY:
-			c->header_only = true;
-			break;
-		case O_NO_CACHE:
-			c->no_cache = true;
-			break;
-		case O_OFFLINE:
-			c->offline = true;
-			break;
-		case O_FORMAT:
-			if (cli_parse_format(v, &c->fmt))
-				return EXIT_USAGE;
-			break;
-		case O_REQUIRE:
-			c->require_given = true;
-			if (cli_parse_require(v, &c->require))
-				return EXIT_USAGE;
-			break;
-		case O_CATALOG:
-			c->g.catalog_dir = v;
-			break;
-		default:
-			return EXIT_USAGE;
-		}
-	}
-	if (!c->model_id) {
-		fprintf(stderr, "clefrun check: --model is required (see 'clefrun models')\n");
-		return EXIT_USAGE;
-	}
-	return 0;
+	return cli_parse(&check_cmd, argc, argv, c);
 }
 
 static void layout_text(const cr_model *m, char *buf, size_t cap)

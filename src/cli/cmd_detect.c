@@ -11,20 +11,6 @@
 
 #include "cli.h"
 
-enum { O_SAVE = 1, O_FORCE, O_MEASURE, O_ROOT, O_GPU_BW, O_GPU_TFLOPS, O_FORMAT, O_CATALOG };
-
-static const cli_opt detect_opts[] = {
-	{ "save", "NAME", "save the detected rig under NAME (see 'clefrun rig')", O_SAVE },
-	{ "force", NULL, "with --save: replace a saved rig of the same name", O_FORCE },
-	{ "measure-bandwidth", NULL, "measure system RAM read bandwidth (about 1 s, all cores) instead of guessing it", O_MEASURE },
-	{ "root", "DIR", "read proc/ and sys/ under DIR, run DIR/bin/nvidia-smi and DIR/bin/sysctl if present (test fixtures)", O_ROOT },
-	{ "gpu-bw-gbs", "X", "bandwidth (GB/s) to use for GPUs the catalog does not know", O_GPU_BW },
-	{ "gpu-tflops", "T", "their dense FP16 TFLOPS (default 0: prefill not estimated)", O_GPU_TFLOPS },
-	{ "format", "F", "table, json, csv or markdown (default table)", O_FORMAT },
-	{ "catalog", "DIR", "read the catalog from DIR (GPU figures come from its devices)", O_CATALOG },
-	{ NULL, NULL, NULL, 0 },
-};
-
 static const char detect_usage[] =
 	"clefrun detect [--save NAME] [--measure-bandwidth] [--gpu-bw-gbs X] [--root DIR] [--format F]";
 static const char detect_summary[] =
@@ -43,53 +29,31 @@ typedef struct detect_cfg {
 	cli_globals g;
 } detect_cfg;
 
+static const cli_opt_spec detect_opts[] = {
+	{ .type = CLI_T_STRING, .name = "save", .meta = "NAME", .off = offsetof(detect_cfg, save),
+	  .help = "save the detected rig under NAME (see 'clefrun rig')" },
+	{ .type = CLI_T_FLAG, .name = "force", .off = offsetof(detect_cfg, force),
+	  .help = "with --save: replace a saved rig of the same name" },
+	{ .type = CLI_T_FLAG, .name = "measure-bandwidth", .off = offsetof(detect_cfg, d.measure),
+	  .help = "measure system RAM read bandwidth (about 1 s, all cores) instead of guessing it" },
+	{ .type = CLI_T_STRING, .name = "root", .meta = "DIR", .off = offsetof(detect_cfg, d.root),
+	  .help = "read proc/ and sys/ under DIR, run DIR/bin/nvidia-smi and DIR/bin/sysctl if present (test fixtures)" },
+	{ .type = CLI_T_DOUBLE, .name = "gpu-bw-gbs", .meta = "X", .off = offsetof(detect_cfg, d.gpu_bw_gbs),
+	  .lo = 0.001, .hi = 1e6, .help = "bandwidth (GB/s) to use for GPUs the catalog does not know" },
+	{ .type = CLI_T_DOUBLE, .name = "gpu-tflops", .meta = "T", .off = offsetof(detect_cfg, d.gpu_tflops),
+	  .lo = 0, .hi = 1e6, .help = "their dense FP16 TFLOPS (default 0: prefill not estimated)" },
+	{ CLI_O_FORMAT(detect_cfg, fmt) },
+	{ CLI_O_CATALOG(detect_cfg, g.catalog_dir), .help = "read the catalog from DIR (GPU figures come from its devices)" },
+	CLI_SPEC_END,
+};
+
+static const cli_command detect_cmd = {
+	.name = "clefrun detect", .usage = detect_usage, .summary = detect_summary, .opts = detect_opts
+};
+
 static int parse_args(detect_cfg *c, int argc, char **argv)
 {
-	cli_parser p;
-	const char *v;
-	int id;
-
-	cli_parser_init(&p, "clefrun detect", argc, argv);
-	while ((id = cli_next(&p, detect_opts, &v)) != CLI_OPT_END) {
-		switch (id) {
-		case CLI_OPT_HELP:
-			cli_print_help(stdout, detect_usage, detect_summary, detect_opts);
-			return -1;
-		case CLI_OPT_POSITIONAL:
-			fprintf(stderr, "clefrun detect: unexpected argument '%s' (see --help)\n", v);
-			return EXIT_USAGE;
-		case O_SAVE:
-			c->save = v;
-			break;
-		case O_FORCE:
-			c->force = true;
-			break;
-		case O_MEASURE:
-			c->d.measure = true;
-			break;
-		case O_ROOT:
-			c->d.root = v;
-			break;
-		case O_GPU_BW:
-			if (cli_parse_double("--gpu-bw-gbs", v, 0.001, 1e6, &c->d.gpu_bw_gbs))
-				return EXIT_USAGE;
-			break;
-		case O_GPU_TFLOPS:
-			if (cli_parse_double("--gpu-tflops", v, 0, 1e6, &c->d.gpu_tflops))
-				return EXIT_USAGE;
-			break;
-		case O_FORMAT:
-			if (cli_parse_format(v, &c->fmt))
-				return EXIT_USAGE;
-			break;
-		case O_CATALOG:
-			c->g.catalog_dir = v;
-			break;
-		default:
-			return EXIT_USAGE;
-		}
-	}
-	return 0;
+	return cli_parse(&detect_cmd, argc, argv, c);
 }
 
 static int print_json(const detect_cfg *c, const cr_detect_result *r, const cr_probe_result *pr,

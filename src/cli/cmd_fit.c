@@ -14,27 +14,7 @@
 #include "cli.h"
 #include "estimate_out.h"
 
-enum { O_RIG = 1, O_CTX, O_REQUIRE, O_FAMILY, O_LIMIT, O_KV, O_ALL, O_QUANT, O_ALL_QUANTS,
-	O_FA, O_WORKLOAD, O_FORMAT, O_CATALOG };
-
 #define MAX_QUANTS 64
-
-static const cli_opt fit_opts[] = {
-	{ "rig", "R", "rig id, saved rig, 'local' or custom:mem_gb=..,bw_gbs=.. (required)", O_RIG },
-	{ "ctx", "N", "context in tokens or Nk (k = 1024; default: 8192, or the model's maximum if smaller); models with a smaller maximum are left out", O_CTX },
-	{ "require", "TIER", "tier to reach: fast, ok, slow or tight (default ok)", O_REQUIRE },
-	{ "family", "F", "only models of this family (llama, qwen, gemma, ...)", O_FAMILY },
-	{ "limit", "K", "show at most K models that reach the tier", O_LIMIT },
-	{ "kv-type", "T", "KV cache type: f16, q8_0, q4_0 (default f16)", O_KV },
-	{ "all", NULL, "also list the models that do not reach the tier, with the best they get", O_ALL },
-	{ "quant", "Q", "candidate quant; repeatable (default: every preset but the legacy Q4_0/Q4_1/Q5_0/Q5_1, and MXFP4 only for MoE)", O_QUANT },
-	{ "all-quants", NULL, "weigh every preset, legacy ones included", O_ALL_QUANTS },
-	{ "flash-attn", "MODE", "on, off or auto (default auto, resolved per model as llama.cpp does)", O_FA },
-	{ "workload", "W", "tier by chat (decode t/s, default) or decide (time-to-decision)", O_WORKLOAD },
-	{ "format", "F", "table, json, csv or markdown (default table)", O_FORMAT },
-	{ "catalog", "DIR", "read the catalog from DIR", O_CATALOG },
-	{ NULL, NULL, NULL, 0 },
-};
 
 static const char fit_usage[] =
 	"clefrun fit --rig R [--ctx N] [--require TIER] [--family F] [--limit K] [--kv-type T] [--quant Q]... [--all] [--format F]";
@@ -63,86 +43,36 @@ typedef struct fit_cfg {
 	cli_globals g;
 } fit_cfg;
 
+static const cli_opt_spec fit_opts[] = {
+	{ .type = CLI_T_STRING, .name = "rig", .meta = "R", .off = offsetof(fit_cfg, rig_id), .flags = CLI_F_ONCE,
+	  .required = "--rig is required (a rig id, a saved rig, 'local', or custom:...)",
+	  .help = "rig id, saved rig, 'local' or custom:mem_gb=..,bw_gbs=.. (required)" },
+	{ CLI_O_CTX(fit_cfg, ctx),
+	  .help = "context in tokens or Nk (k = 1024; default: 8192, or the model's maximum if smaller); models with a smaller maximum are left out" },
+	{ CLI_O_REQUIRE(fit_cfg, require), .help = "tier to reach: fast, ok, slow or tight (default ok)" },
+	{ .type = CLI_T_STRING, .name = "family", .meta = "F", .off = offsetof(fit_cfg, family),
+	  .help = "only models of this family (llama, qwen, gemma, ...)" },
+	{ .type = CLI_T_UINT, .name = "limit", .meta = "K", .off = offsetof(fit_cfg, limit), .lo = 1, .hi = 100000,
+	  .help = "show at most K models that reach the tier" },
+	{ CLI_O_KV_TYPE(fit_cfg, kv, kv), .help = "KV cache type: f16, q8_0, q4_0 (default f16)" },
+	{ .type = CLI_T_FLAG, .name = "all", .off = offsetof(fit_cfg, all),
+	  .help = "also list the models that do not reach the tier, with the best they get" },
+	{ CLI_O_QUANTS(fit_cfg, quant_ids, n_quants),
+	  .help = "candidate quant; repeatable (default: every preset but the legacy Q4_0/Q4_1/Q5_0/Q5_1, and MXFP4 only for MoE)" },
+	{ .type = CLI_T_FLAG, .name = "all-quants", .off = offsetof(fit_cfg, all_quants),
+	  .help = "weigh every preset, legacy ones included" },
+	{ CLI_O_FLASH_ATTN(fit_cfg, fa), .help = "on, off or auto (default auto, resolved per model as llama.cpp does)" },
+	{ CLI_O_WORKLOAD(fit_cfg, workload) },
+	{ CLI_O_FORMAT(fit_cfg, fmt) },
+	{ CLI_O_CATALOG(fit_cfg, g.catalog_dir), .help = CLI_HELP_CATALOG },
+	CLI_SPEC_END,
+};
+
+static const cli_command fit_cmd = { .name = "clefrun fit", .usage = fit_usage, .summary = fit_summary, .opts = fit_opts };
+
 static int parse_args(fit_cfg *c, int argc, char **argv)
 {
-	cli_parser p;
-	const char *v;
-	int id;
-
-	cli_parser_init(&p, "clefrun fit", argc, argv);
-	while ((id = cli_next(&p, fit_opts, &v)) != CLI_OPT_END) {
-		switch (id) {
-		case CLI_OPT_HELP:
-			cli_print_help(stdout, fit_usage, fit_summary, fit_opts);
-			return -1;
-		case CLI_OPT_POSITIONAL:
-			fprintf(stderr, "clefrun fit: unexpected argument '%s' (see --help)\n", v);
-			return EXIT_USAGE;
-		case O_RIG:
-			if (c->rig_id) {
-				fprintf(stderr, "clefrun fit: --rig given twice\n");
-				return EXIT_USAGE;
-			}
-			c->rig_id = v;
-			break;
-		case O_CTX:
-			if (cli_parse_tokens("--ctx", v, 1, 1ul << 30, &c->ctx))
-				return EXIT_USAGE;
-			break;
-		case O_REQUIRE:
-			if (cli_parse_require(v, &c->require))
-				return EXIT_USAGE;
-			break;
-		case O_FAMILY:
-			c->family = v;
-			break;
-		case O_LIMIT:
-			if (cli_parse_u32("--limit", v, 1, 100000, &c->limit))
-				return EXIT_USAGE;
-			break;
-		case O_KV:
-			if (cli_parse_kv_type("--kv-type", v, &c->kv))
-				return EXIT_USAGE;
-			break;
-		case O_ALL:
-			c->all = true;
-			break;
-		case O_QUANT:
-			if (cli_repeated(c->quant_ids, c->n_quants, v))
-				break;
-			if (c->n_quants == MAX_QUANTS) {
-				fprintf(stderr, "clefrun fit: at most %d --quant\n", MAX_QUANTS);
-				return EXIT_USAGE;
-			}
-			c->quant_ids[c->n_quants++] = v;
-			break;
-		case O_ALL_QUANTS:
-			c->all_quants = true;
-			break;
-		case O_FA:
-			if (cli_parse_flash_attn(v, &c->fa))
-				return EXIT_USAGE;
-			break;
-		case O_WORKLOAD:
-			if (cli_parse_workload(v, &c->workload))
-				return EXIT_USAGE;
-			break;
-		case O_FORMAT:
-			if (cli_parse_format(v, &c->fmt))
-				return EXIT_USAGE;
-			break;
-		case O_CATALOG:
-			c->g.catalog_dir = v;
-			break;
-		default:
-			return EXIT_USAGE;
-		}
-	}
-	if (!c->rig_id) {
-		fprintf(stderr, "clefrun fit: --rig is required (a rig id, a saved rig, 'local', or custom:...)\n");
-		return EXIT_USAGE;
-	}
-	return 0;
+	return cli_parse(&fit_cmd, argc, argv, c);
 }
 
 /* The rows shown: the first `limit` that reach, then (with --all) the rest. */

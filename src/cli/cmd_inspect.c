@@ -16,26 +16,6 @@
 #include "estimate_out.h"
 #include "source_model.h"
 
-enum {
-	O_CTX = 1, O_KV, O_FORMAT, O_REVISION, O_HEADER_ONLY, O_NO_CACHE, O_OFFLINE, O_KV_K, O_KV_V,
-	O_FA
-};
-
-static const cli_opt inspect_opts[] = {
-	{ "ctx", "N", "context for the memory breakdown, in tokens or Nk (k = 1024; default: 8192, or the model's maximum if smaller; a larger value is an error)", O_CTX },
-	{ "kv-type", "T", "KV cache type: f16, q8_0, q4_0 (default f16)", O_KV },
-	{ "kv-type-k", "T", "K cache type only", O_KV_K },
-	{ "kv-type-v", "T", "V cache type only (quantized needs flash attention)", O_KV_V },
-	{ "flash-attn", "MODE", "on, off or auto (default auto, resolved as llama.cpp does)", O_FA },
-	CLI_MEMORY_OPTS,
-	{ "format", "F", "table, json, csv or markdown (default table)", O_FORMAT },
-	{ "revision", "R", "Hugging Face revision: branch, tag or commit (default main)", O_REVISION },
-	{ "header-only", NULL, "accept a file cut after its header (tensor data missing)", O_HEADER_ONLY },
-	{ "no-cache", NULL, "neither read nor write the header cache ($XDG_CACHE_HOME/clefrun)", O_NO_CACHE },
-	{ "offline", NULL, "read remote headers and lists from the cache only; no network", O_OFFLINE },
-	{ NULL, NULL, NULL, 0 },
-};
-
 static const char inspect_usage[] =
 	"clefrun inspect SOURCE [--ctx N] [--kv-type T] [--flash-attn MODE] [--ubatch N] [--parallel N]\n"
 	"                       [--format F] [--revision R] [--header-only] [--no-cache | --offline]";
@@ -59,80 +39,33 @@ typedef struct inspect_cfg {
 	cli_source_opts so;
 } inspect_cfg;
 
+static const cli_opt_spec inspect_opts[] = {
+	{ .type = CLI_T_ARG, .meta = "SOURCE", .off = offsetof(inspect_cfg, source),
+	  .required = "a SOURCE is required (see --help)" },
+	{ CLI_O_CTX(inspect_cfg, ctx), .seen = CLI_AT(inspect_cfg, ctx_given),
+	  .help = "context for the memory breakdown, in tokens or Nk (k = 1024; default: 8192, or the model's maximum if smaller; a larger value is an error)" },
+	{ CLI_O_KV_TYPE(inspect_cfg, kv, kv_v), .help = "KV cache type: f16, q8_0, q4_0 (default f16)" },
+	{ CLI_O_KV_TYPE_K(inspect_cfg, kv) },
+	{ CLI_O_KV_TYPE_V(inspect_cfg, kv_v) },
+	{ CLI_O_FLASH_ATTN(inspect_cfg, fa), .help = "on, off or auto (default auto, resolved as llama.cpp does)" },
+	CLI_O_MEMORY(inspect_cfg, opts),
+	{ CLI_O_FORMAT(inspect_cfg, fmt) },
+	{ CLI_O_REVISION(inspect_cfg, so.revision), .help = "Hugging Face revision: branch, tag or commit (default main)" },
+	{ CLI_O_HEADER_ONLY(inspect_cfg, so.allow_truncated),
+	  .help = "accept a file cut after its header (tensor data missing)" },
+	{ CLI_O_NO_CACHE(inspect_cfg, so.no_cache),
+	  .help = "neither read nor write the header cache ($XDG_CACHE_HOME/clefrun)" },
+	{ CLI_O_OFFLINE(inspect_cfg, so.offline), .help = "read remote headers and lists from the cache only; no network" },
+	CLI_SPEC_END,
+};
+
+static const cli_command inspect_cmd = {
+	.name = "clefrun inspect", .usage = inspect_usage, .summary = inspect_summary, .opts = inspect_opts
+};
+
 static int parse_args(inspect_cfg *c, int argc, char **argv)
 {
-	cli_parser p;
-	const char *v;
-	int id;
-
-	cli_parser_init(&p, "clefrun inspect", argc, argv);
-	while ((id = cli_next(&p, inspect_opts, &v)) != CLI_OPT_END) {
-		switch (id) {
-		case CLI_OPT_HELP:
-			cli_print_help(stdout, inspect_usage, inspect_summary, inspect_opts);
-			return -1;
-		case CLI_OPT_POSITIONAL:
-			if (c->source) {
-				fprintf(stderr, "clefrun inspect: one SOURCE only (got '%s' and '%s')\n", cli_shown(c->source),
-					cli_shown(v));
-				return EXIT_USAGE;
-			}
-			c->source = v;
-			break;
-		case O_CTX:
-			if (cli_parse_tokens("--ctx", v, 1, 1ul << 30, &c->ctx))
-				return EXIT_USAGE;
-			c->ctx_given = true;
-			break;
-		case O_KV:
-			if (cli_parse_kv_type("--kv-type", v, &c->kv))
-				return EXIT_USAGE;
-			c->kv_v = c->kv;
-			break;
-		case O_KV_K:
-			if (cli_parse_kv_type("--kv-type-k", v, &c->kv))
-				return EXIT_USAGE;
-			break;
-		case O_KV_V:
-			if (cli_parse_kv_type("--kv-type-v", v, &c->kv_v))
-				return EXIT_USAGE;
-			break;
-		case O_FA:
-			if (cli_parse_flash_attn(v, &c->fa))
-				return EXIT_USAGE;
-			break;
-		case CLI_OPT_UBATCH:
-		case CLI_OPT_PARALLEL:
-		case CLI_OPT_SWA_FULL:
-		case CLI_OPT_KV_UNIFIED:
-			if (cli_memory_option(id, v, &c->opts))
-				return EXIT_USAGE;
-			break;
-		case O_FORMAT:
-			if (cli_parse_format(v, &c->fmt))
-				return EXIT_USAGE;
-			break;
-		case O_REVISION:
-			c->so.revision = v;
-			break;
-		case O_HEADER_ONLY:
-			c->so.allow_truncated = true;
-			break;
-		case O_NO_CACHE:
-			c->so.no_cache = true;
-			break;
-		case O_OFFLINE:
-			c->so.offline = true;
-			break;
-		default:
-			return EXIT_USAGE;
-		}
-	}
-	if (!c->source) {
-		fprintf(stderr, "clefrun inspect: a SOURCE is required (see --help)\n");
-		return EXIT_USAGE;
-	}
-	return 0;
+	return cli_parse(&inspect_cmd, argc, argv, c);
 }
 
 static int emit_json(cJSON *root)

@@ -7,12 +7,15 @@
 
 #include "cli.h"
 
-enum { O_FORMAT = 1, O_CATALOG };
+typedef struct list_cfg {
+	cli_format fmt;
+	cli_globals g;
+} list_cfg;
 
-static const cli_opt list_opts[] = {
-	{ "format", "F", "table, json, csv or markdown (default table)", O_FORMAT },
-	{ "catalog", "DIR", "read the catalog from DIR", O_CATALOG },
-	{ NULL, NULL, NULL, 0 },
+static const cli_opt_spec list_opts[] = {
+	{ CLI_O_FORMAT(list_cfg, fmt) },
+	{ CLI_O_CATALOG(list_cfg, g.catalog_dir), .help = CLI_HELP_CATALOG },
+	CLI_SPEC_END,
 };
 
 /* Parse the shared options; returns -1 after --help, an exit code on error, 0 to go on. */
@@ -20,32 +23,15 @@ static int list_args(const char *cmd, const char *summary, int argc, char **argv
 		     cli_globals *g, cli_format *fmt)
 {
 	char usage[96];
-	cli_parser p;
-	const char *v;
-	int id;
+	const cli_command c = { .name = cmd, .usage = usage, .summary = summary, .opts = list_opts };
+	list_cfg cfg = { *fmt, *g };
+	int rc;
 
 	snprintf(usage, sizeof(usage), "%s [--format F]", cmd);
-	cli_parser_init(&p, cmd, argc, argv);
-	while ((id = cli_next(&p, list_opts, &v)) != CLI_OPT_END) {
-		switch (id) {
-		case CLI_OPT_HELP:
-			cli_print_help(stdout, usage, summary, list_opts);
-			return -1;
-		case O_FORMAT:
-			if (cli_parse_format(v, fmt))
-				return EXIT_USAGE;
-			break;
-		case O_CATALOG:
-			g->catalog_dir = v;
-			break;
-		case CLI_OPT_POSITIONAL:
-			fprintf(stderr, "%s: unexpected argument '%s'\n", cmd, v);
-			return EXIT_USAGE;
-		default:
-			return EXIT_USAGE;
-		}
-	}
-	return 0;
+	rc = cli_parse(&c, argc, argv, &cfg);
+	*fmt = cfg.fmt;
+	*g = cfg.g;
+	return rc;
 }
 
 static int emit_json(cJSON *root)

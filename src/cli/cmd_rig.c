@@ -11,38 +11,6 @@
 
 #include "cli.h"
 
-enum { O_MEM = 1, O_BW, O_DEVICES, O_TFLOPS, O_BACKEND, O_KIND, O_RAM, O_RAM_BW, O_NAME,
-	O_DEVICE_NAME, O_NOTES, O_FORCE, O_FORMAT, O_CATALOG, O_USABLE };
-
-static const cli_opt add_opts[] = {
-	{ "mem-gb", "X", "memory of ONE device, GiB (as memory is sold: a 24 GB card is 24) (required)", O_MEM },
-	{ "bw-gbs", "Y", "memory bandwidth of ONE device, GB/s (required)", O_BW },
-	{ "devices", "N", "number of such devices (default 1)", O_DEVICES },
-	{ "tflops", "T", "dense FP16 TFLOPS of one device (default 0: prefill not estimated)", O_TFLOPS },
-	{ "backend", "B", "cuda, metal, rocm, vulkan or cpu (default cuda; cpu implies kind system, metal kind unified)", O_BACKEND },
-	{ "kind", "K", "discrete, unified or system (default discrete)", O_KIND },
-	{ "usable-gb", "U", "memory the runtime may use on ONE device, GiB (default: the platform's limit, e.g. macOS's GPU wired limit)", O_USABLE },
-	{ "ram-gb", "R", "add system RAM of R GiB beside the devices (partial offload); needs --ram-bw-gbs", O_RAM },
-	{ "ram-bw-gbs", "S", "bandwidth of that system RAM, GB/s", O_RAM_BW },
-	{ "name", "TEXT", "display name (default: generated from the figures)", O_NAME },
-	{ "device-name", "TEXT", "device name (default GPU / Unified memory / System RAM)", O_DEVICE_NAME },
-	{ "notes", "TEXT", "free-form notes kept with the rig", O_NOTES },
-	{ "force", NULL, "replace a saved rig of the same name", O_FORCE },
-	{ "catalog", "DIR", "read the catalog from DIR (saved names may not be its rig ids)", O_CATALOG },
-	{ NULL, NULL, NULL, 0 },
-};
-
-static const cli_opt list_opts[] = {
-	{ "format", "F", "table, json, csv or markdown (default table)", O_FORMAT },
-	{ "catalog", "DIR", "read the catalog from DIR", O_CATALOG },
-	{ NULL, NULL, NULL, 0 },
-};
-
-static const cli_opt rm_opts[] = {
-	{ "catalog", "DIR", "read the catalog from DIR", O_CATALOG },
-	{ NULL, NULL, NULL, 0 },
-};
-
 static const char rig_summary[] =
 	"Saved rigs: your own machines, stored in $XDG_CONFIG_HOME/clefrun/rigs.json\n"
 	"(default ~/.config/clefrun/rigs.json) and usable everywhere a rig id is (--rig NAME).\n\n"
@@ -56,112 +24,106 @@ static void rig_usage(FILE *f)
 	fprintf(f, "usage: clefrun rig add|list|show|rm ...\n\n%s\n", rig_summary);
 }
 
-/* Parse the options of a subcommand that takes NAME (need_name) or none. */
-static int sub_args(const char *cmd, const char *usage, const char *summary, const cli_opt *opts,
-		    int argc, char **argv, bool need_name, const char **name, cli_globals *g,
-		    cli_format *fmt, int (*extra)(void *ctx, int id, const char *v), void *ctx)
-{
-	cli_parser p;
-	const char *v;
-	int id;
-
-	cli_parser_init(&p, cmd, argc, argv);
-	while ((id = cli_next(&p, opts, &v)) != CLI_OPT_END) {
-		switch (id) {
-		case CLI_OPT_HELP:
-			cli_print_help(stdout, usage, summary, opts);
-			return -1;
-		case CLI_OPT_ERROR:
-			return EXIT_USAGE;
-		case CLI_OPT_POSITIONAL:
-			if (!need_name || *name) {
-				fprintf(stderr, "%s: unexpected argument '%s' (see --help)\n", cmd, CLI_CLIP(v));
-				return EXIT_USAGE;
-			}
-			*name = v;
-			break;
-		case O_FORMAT:
-			if (cli_parse_format(v, fmt))
-				return EXIT_USAGE;
-			break;
-		case O_CATALOG:
-			g->catalog_dir = v;
-			break;
-		default:
-			if (!extra || extra(ctx, id, v))
-				return EXIT_USAGE;
-			break;
-		}
-	}
-	if (need_name && !*name) {
-		fprintf(stderr, "%s: NAME is required (see --help)\n", cmd);
-		return EXIT_USAGE;
-	}
-	return 0;
-}
-
-/* ---- rig add ---------------------------------------------------------------- */
+/* ---- the subcommands' options ------------------------------------------------ */
 
 typedef struct add_ctx {
 	cr_rig_figures f;
-	bool force, have_devices;
-	double devices;
+	bool force;
 } add_ctx;
 
-static int add_extra(void *vctx, int id, const char *v)
+/* What the options of a subcommand fill. */
+typedef struct rig_cfg {
+	const char *name;  /* NAME */
+	cli_format fmt;
+	cli_globals g;
+	add_ctx a;         /* rig add */
+} rig_cfg;
+
+static const cli_enum_name backend_names[] = {
+	{ "cuda", CR_BACKEND_CUDA }, { "metal", CR_BACKEND_METAL }, { "rocm", CR_BACKEND_ROCM },
+	{ "vulkan", CR_BACKEND_VULKAN }, { "cpu", CR_BACKEND_CPU }, { NULL, 0 }
+};
+static const cli_enum_name kind_names[] = {
+	{ "discrete", CR_MEM_DISCRETE }, { "unified", CR_MEM_UNIFIED }, { "system", CR_MEM_SYSTEM }, { NULL, 0 }
+};
+
+#define RIG_NAME_ARG \
+	{ .type = CLI_T_ARG, .meta = "NAME", .off = offsetof(rig_cfg, name), .required = "NAME is required (see --help)" }
+#define RIG_AT(field) (offsetof(rig_cfg, a) + offsetof(add_ctx, f) + offsetof(cr_rig_figures, field))
+#define RIG_GB(opt, m, field, what) \
+	{ .type = CLI_T_DOUBLE, .name = (opt), .meta = (m), .off = RIG_AT(field), .lo = 0.001, .hi = 65536, \
+	  .help = (what) }
+#define RIG_GBS(opt, m, field, what) \
+	{ .type = CLI_T_DOUBLE, .name = (opt), .meta = (m), .off = RIG_AT(field), .lo = 0.001, .hi = 1e6, \
+	  .help = (what) }
+#define RIG_TEXT(opt, field, what) \
+	{ .type = CLI_T_STRING, .name = (opt), .meta = "TEXT", .off = RIG_AT(field), .help = (what) }
+
+static const cli_opt_spec add_opts[] = {
+	RIG_NAME_ARG,
+	RIG_GB("mem-gb", "X", mem_gib, "memory of ONE device, GiB (as memory is sold: a 24 GB card is 24) (required)"),
+	RIG_GBS("bw-gbs", "Y", bw_gbs, "memory bandwidth of ONE device, GB/s (required)"),
+	{ .type = CLI_T_UINT, .name = "devices", .meta = "N", .off = CLI_OFF_SIZED(rig_cfg, a.f.devices, sizeof(unsigned)),
+	  .lo = 1, .hi = 64, .help = "number of such devices (default 1)" },
+	{ .type = CLI_T_DOUBLE, .name = "tflops", .meta = "T", .off = offsetof(rig_cfg, a.f.tflops), .lo = 0, .hi = 1e6,
+	  .help = "dense FP16 TFLOPS of one device (default 0: prefill not estimated)" },
+	{ .type = CLI_T_ENUM, .name = "backend", .meta = "B", .off = CLI_OFF_SIZED(rig_cfg, a.f.backend, sizeof(int)),
+	  .seen = CLI_AT(rig_cfg, a.f.backend_set), .names = backend_names,
+	  .help = "cuda, metal, rocm, vulkan or cpu (default cuda; cpu implies kind system, metal kind unified)" },
+	{ .type = CLI_T_ENUM, .name = "kind", .meta = "K", .off = CLI_OFF_SIZED(rig_cfg, a.f.kind, sizeof(int)),
+	  .seen = CLI_AT(rig_cfg, a.f.kind_set), .names = kind_names,
+	  .help = "discrete, unified or system (default discrete)" },
+	RIG_GB("usable-gb", "U", usable_gib,
+	       "memory the runtime may use on ONE device, GiB (default: the platform's limit, e.g. macOS's GPU wired limit)"),
+	RIG_GB("ram-gb", "R", ram_gib, "add system RAM of R GiB beside the devices (partial offload); needs --ram-bw-gbs"),
+	RIG_GBS("ram-bw-gbs", "S", ram_bw_gbs, "bandwidth of that system RAM, GB/s"),
+	RIG_TEXT("name", name, "display name (default: generated from the figures)"),
+	RIG_TEXT("device-name", device_name, "device name (default GPU / Unified memory / System RAM)"),
+	RIG_TEXT("notes", notes, "free-form notes kept with the rig"),
+	{ .type = CLI_T_FLAG, .name = "force", .off = offsetof(rig_cfg, a.force),
+	  .help = "replace a saved rig of the same name" },
+	{ CLI_O_CATALOG(rig_cfg, g.catalog_dir), .help = "read the catalog from DIR (saved names may not be its rig ids)" },
+	CLI_SPEC_END,
+};
+
+static const cli_opt_spec list_opts[] = {
+	{ CLI_O_FORMAT(rig_cfg, fmt) },
+	{ CLI_O_CATALOG(rig_cfg, g.catalog_dir), .help = CLI_HELP_CATALOG },
+	CLI_SPEC_END,
+};
+
+static const cli_opt_spec show_opts[] = {
+	RIG_NAME_ARG,
+	{ CLI_O_FORMAT(rig_cfg, fmt) },
+	{ CLI_O_CATALOG(rig_cfg, g.catalog_dir), .help = CLI_HELP_CATALOG },
+	CLI_SPEC_END,
+};
+
+static const cli_opt_spec rm_opts[] = {
+	RIG_NAME_ARG,
+	{ CLI_O_CATALOG(rig_cfg, g.catalog_dir), .help = CLI_HELP_CATALOG },
+	CLI_SPEC_END,
+};
+
+/* Parse a subcommand's options into *name, *g, *fmt and (rig add) *a. */
+static int sub_args(const cli_command *cmd, int argc, char **argv, const char **name, cli_globals *g,
+		    cli_format *fmt, add_ctx *a)
 {
-	add_ctx *a = vctx;
+	rig_cfg c;
+	int rc;
 
-	switch (id) {
-	case O_MEM:
-		return cli_parse_double("--mem-gb", v, 0.001, 65536, &a->f.mem_gib);
-	case O_BW:
-		return cli_parse_double("--bw-gbs", v, 0.001, 1e6, &a->f.bw_gbs);
-	case O_DEVICES: {
-		unsigned n;
-
-		if (cli_parse_u32("--devices", v, 1, 64, &n))
-			return -1;
-		a->f.devices = n;
-		return 0;
-	}
-	case O_TFLOPS:
-		return cli_parse_double("--tflops", v, 0, 1e6, &a->f.tflops);
-	case O_BACKEND:
-		if (cr_backend_parse(v, &a->f.backend)) {
-			fprintf(stderr, "clefrun: --backend: expected cuda, metal, rocm, vulkan or cpu, got '%s'\n", CLI_CLIP(v));
-			return -1;
-		}
-		a->f.backend_set = true;
-		return 0;
-	case O_KIND:
-		if (cr_mem_kind_parse(v, &a->f.kind)) {
-			fprintf(stderr, "clefrun: --kind: expected discrete, unified or system, got '%s'\n", CLI_CLIP(v));
-			return -1;
-		}
-		a->f.kind_set = true;
-		return 0;
-	case O_USABLE:
-		return cli_parse_double("--usable-gb", v, 0.001, 65536, &a->f.usable_gib);
-	case O_RAM:
-		return cli_parse_double("--ram-gb", v, 0.001, 65536, &a->f.ram_gib);
-	case O_RAM_BW:
-		return cli_parse_double("--ram-bw-gbs", v, 0.001, 1e6, &a->f.ram_bw_gbs);
-	case O_NAME:
-		a->f.name = v;
-		return 0;
-	case O_DEVICE_NAME:
-		a->f.device_name = v;
-		return 0;
-	case O_NOTES:
-		a->f.notes = v;
-		return 0;
-	case O_FORCE:
-		a->force = true;
-		return 0;
-	default:
-		return -1;
-	}
+	memset(&c, 0, sizeof(c));
+	c.g = *g;
+	c.fmt = *fmt;
+	if (a)
+		c.a = *a;
+	rc = cli_parse(cmd, argc, argv, &c);
+	*name = c.name;
+	*g = c.g;
+	*fmt = c.fmt;
+	if (a)
+		*a = c.a;
+	return rc;
 }
 
 static int store_locked(const cr_catalog *cat, const cr_rig *add, const char *remove, bool replace,
@@ -252,12 +214,12 @@ static int rig_add(const cli_globals *g0, int argc, char **argv)
 	cr_catalog *cat;
 	cr_rig rig;
 	cr_error err = CR_ERROR_INIT;
+	const cli_command cmd = { .name = "clefrun rig add", .usage = usage, .summary = summary, .opts = add_opts };
 	int rc;
 
 	memset(&a, 0, sizeof(a));
 	a.f = (cr_rig_figures)CR_RIG_FIGURES_INIT;
-	rc = sub_args("clefrun rig add", usage, summary, add_opts, argc, argv, true, &name, &g,
-		      &fmt, add_extra, &a);
+	rc = sub_args(&cmd, argc, argv, &name, &g, &fmt, &a);
 	if (rc)
 		return rc < 0 ? EXIT_OK_ : rc;
 	if (!(a.f.mem_gib > 0) || !(a.f.bw_gbs > 0)) {
@@ -286,8 +248,9 @@ static int rig_rm(const cli_globals *g0, int argc, char **argv)
 	cli_format fmt = FMT_TABLE;
 	const char *name = NULL;
 	cr_catalog *cat;
-	int rc = sub_args("clefrun rig rm", "clefrun rig rm NAME", "Remove a saved rig.", rm_opts,
-			  argc, argv, true, &name, &g, &fmt, NULL, NULL);
+	const cli_command cmd = { .name = "clefrun rig rm", .usage = "clefrun rig rm NAME",
+				  .summary = "Remove a saved rig.", .opts = rm_opts };
+	int rc = sub_args(&cmd, argc, argv, &name, &g, &fmt, NULL);
 
 	if (rc)
 		return rc < 0 ? EXIT_OK_ : rc;
@@ -370,8 +333,9 @@ static int rig_list(const cli_globals *g0, int argc, char **argv)
 	cr_catalog *cat;
 	cr_user_rigs *set;
 	bool exists = false;
-	int rc = sub_args("clefrun rig list", "clefrun rig list [--format F]", "List the saved rigs.",
-			  list_opts, argc, argv, false, &none, &g, &fmt, NULL, NULL);
+	const cli_command cmd = { .name = "clefrun rig list", .usage = "clefrun rig list [--format F]",
+				  .summary = "List the saved rigs.", .opts = list_opts };
+	int rc = sub_args(&cmd, argc, argv, &none, &g, &fmt, NULL);
 
 	if (rc)
 		return rc < 0 ? EXIT_OK_ : rc;
@@ -441,9 +405,12 @@ static int rig_show(const cli_globals *g0, int argc, char **argv)
 	const cr_rig *r;
 	cr_rig scratch;
 	cli_table t;
-	int rc = sub_args("clefrun rig show", "clefrun rig show NAME [--format F]",
-			  "Show a rig: a saved one, a catalog id, 'local' (this machine) or a custom: spec.",
-			  list_opts, argc, argv, true, &name, &g, &fmt, NULL, NULL);
+	const cli_command cmd = {
+		.name = "clefrun rig show", .usage = "clefrun rig show NAME [--format F]",
+		.summary = "Show a rig: a saved one, a catalog id, 'local' (this machine) or a custom: spec.",
+		.opts = show_opts
+	};
+	int rc = sub_args(&cmd, argc, argv, &name, &g, &fmt, NULL);
 
 	if (rc)
 		return rc < 0 ? EXIT_OK_ : rc;

@@ -42,18 +42,6 @@ cr_catalog *cli_open_catalog(const cli_globals *g)
 	return cat;
 }
 
-const char *cli_clip(const char *s, cli_clipbuf *b)
-{
-	size_t n = strlen(s), k = CLI_CLIP_BYTES;
-
-	if (n <= CLI_CLIP_BYTES)
-		return s;
-	while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80) /* not inside a UTF-8 sequence */
-		k--;
-	snprintf(b->s, sizeof(b->s), "%.*s... (%zu bytes)", (int)k, s, n);
-	return b->s;
-}
-
 static void suggest(const cr_catalog *cat, cr_catalog_kind kind, const char *what,
 		    const char *id, const char *list_cmd)
 {
@@ -208,23 +196,6 @@ const cr_rig *cli_find_rig(const cr_catalog *cat, const char *id, cr_rig *scratc
 	return cli_resolve_rig(cat, id, scratch, &origin);
 }
 
-int cli_parse_double(const char *opt, const char *s, double lo, double hi, double *out)
-{
-	char *end = NULL;
-	cli_clipbuf cb;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (s[0] == ' ' || s[0] == '\0' || errno || *end || !isfinite(v) || v < lo || v > hi) {
-		fprintf(stderr, "clefrun: %s: expected a number from %g to %g, got '%s'\n", opt, lo, hi,
-			cli_clip(s, &cb));
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
 bool cli_color(FILE *f)
 {
 	const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
@@ -264,7 +235,7 @@ const char *cli_mem_heading(void)
 	return cli_mem_units() == CLI_UNITS_SI ? "MEMORY GB" : "MEMORY GiB";
 }
 
-/* "k" is 1024 tokens, as llama.cpp's context sizes and the --ctx input (cli_parse_tokens):
+/* "k" is 1024 tokens, as llama.cpp's context sizes and the --ctx input (CLI_T_TOKENS, args.c):
  * 32768 is "32k"; a value that is not a whole number of k is written exactly ("100000"),
  * never rounded ("97.7k" would not read back). */
 void cli_fmt_ctx(char *buf, size_t cap, unsigned ctx)

@@ -27,14 +27,21 @@ static const struct {
 	{ "chart", cmd_chart, "the memory-against-context chart as an SVG file" },
 };
 
-/* Options before the command; --quiet and --units are taken by cli_next
+/* Options before the command; --quiet and --units are taken by cli_parse
  * itself (they may also follow the command). */
-enum { M_CATALOG = 1, M_VERSION };
+typedef struct main_cfg {
+	cli_globals g;
+	bool version;
+	char **cmd_argv;  /* the command and its arguments */
+	int cmd_argc;
+} main_cfg;
 
-static const cli_opt main_opts[] = {
-	{ "catalog", "DIR", "read models.json, quants.json, rigs.json from DIR (default: $CLEFRUN_CATALOG, else the built-in catalog)", M_CATALOG },
-	{ "version", NULL, "print the versions of clefrun, its library and its built-in catalog", M_VERSION },
-	{ NULL, NULL, NULL, 0 },
+static const cli_opt_spec main_opts[] = {
+	{ CLI_O_CATALOG(main_cfg, g.catalog_dir), .help = "read models.json, quants.json, rigs.json from DIR (default: $CLEFRUN_CATALOG, else the built-in catalog)" },
+	{ .type = CLI_T_FLAG, .name = "version", .off = offsetof(main_cfg, version), .flags = CLI_F_STOP,
+	  .help = "print the versions of clefrun, its library and its built-in catalog" },
+	{ .type = CLI_T_ARGS, .meta = "COMMAND", .off = offsetof(main_cfg, cmd_argv), .count = CLI_AT(main_cfg, cmd_argc) },
+	CLI_SPEC_END,
 };
 
 static void usage(FILE *f)
@@ -45,8 +52,8 @@ static void usage(FILE *f)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\nglobal options:\n");
-	cli_print_options(f, main_opts);
-	cli_print_global_options(f);
+	cli_print_specs(f, main_opts);
+	cli_print_global_specs(f);
 	fprintf(f, "  %-26s %s\n", "-h, --help", "show this help; 'clefrun COMMAND --help' for a command");
 	fprintf(f, "\nexit codes: 0 every row fits, 3 some row misses --require, 2 usage error,\n"
 		   "1 other error\n");
@@ -67,39 +74,28 @@ static void version(const cli_globals *g)
 
 int main(int argc, char **argv)
 {
-	cli_globals g = { NULL };
-	cli_parser p;
-	const char *v;
-	int id, i;
+	static const cli_command main_cmd = { .name = "clefrun", .opts = main_opts, .help = usage };
+	main_cfg m = { { NULL }, false, NULL, 0 };
+	int parsed = cli_parse(&main_cmd, argc, argv, &m);
 
-	cli_parser_init(&p, "clefrun", argc, argv);
-	while ((id = cli_next(&p, main_opts, &v)) != CLI_OPT_POSITIONAL) {
-		switch (id) {
-		case CLI_OPT_HELP:
-			usage(stdout);
-			return EXIT_OK_;
-		case M_VERSION:
-			version(&g);
-			return EXIT_OK_;
-		case M_CATALOG:
-			g.catalog_dir = v;
-			break;
-		case CLI_OPT_END:
-			usage(stderr);
-			return EXIT_USAGE;
-		default:
-			return EXIT_USAGE;
-		}
+	if (parsed)
+		return parsed < 0 ? EXIT_OK_ : parsed;
+	if (m.version) {
+		version(&m.g);
+		return EXIT_OK_;
 	}
-	i = p.i - 1; /* the command */
+	if (!m.cmd_argv) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
 	for (size_t k = 0; k < sizeof(commands) / sizeof(commands[0]); k++) {
 		/* libcurl is loaded, and its global state set up, by the library
 		 * at the first URL (src/lib/curl_dl.h): no command pays for it
 		 * unless it reads a URL. */
-		if (strcmp(argv[i], commands[k].name) == 0)
-			return commands[k].fn(&g, argc - i, argv + i);
+		if (strcmp(m.cmd_argv[0], commands[k].name) == 0)
+			return commands[k].fn(&m.g, m.cmd_argc, m.cmd_argv);
 	}
-	fprintf(stderr, "clefrun: unknown command '%s'\n", CLI_CLIP(argv[i]));
+	fprintf(stderr, "clefrun: unknown command '%s'\n", CLI_CLIP(m.cmd_argv[0]));
 	usage(stderr);
 	return EXIT_USAGE;
 }

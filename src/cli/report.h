@@ -131,6 +131,7 @@ typedef struct rpt_cfg {
 	const char *output;
 	const char *revision;
 	bool header_only;
+	int format;               /* chart --format: 0, svg (the only one) */
 	cli_globals g;
 } rpt_cfg;
 
@@ -165,20 +166,6 @@ typedef struct rpt_data {
 	cr_catalog *cat;
 } rpt_data;
 
-/* Option ids shared by both commands' tables. */
-enum {
-	RPT_O_MODEL = 1, RPT_O_RIG, RPT_O_QUANT, RPT_O_CTX, RPT_O_KV, RPT_O_WORKLOAD, RPT_O_OUTPUT,
-	RPT_O_FORMAT, RPT_O_CATALOG, RPT_O_REVISION, RPT_O_HEADER_ONLY
-};
-
-/* Handle one option of the shared set (not RPT_O_FORMAT). Prints errors;
- * returns 0 or EXIT_USAGE. */
-int rpt_option(rpt_cfg *c, int id, const char *val);
-/* "-o FILE" is the documented short form of --output: a copy of argv with
- * it spelled out, for the option parser. Free with free(). NULL: no memory. */
-char **rpt_expand_argv(int argc, char **argv);
-/* After parsing: --model and --output given. Prints; 0 or EXIT_USAGE. */
-int rpt_check_required(const rpt_cfg *c);
 /* Resolve the model, quants and rigs and compute every number. Prints
  * errors; returns 0 or an exit code. d is zeroed first; free with rpt_free. */
 int rpt_gather(const rpt_cfg *c, rpt_data *d);
