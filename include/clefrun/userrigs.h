@@ -186,8 +186,14 @@ typedef struct cr_rig_figures {
 	const char *source;    /**< sources[0]; NULL = "clefrun rig add" */
 } cr_rig_figures;
 
-#define CR_RIG_FIGURES_INIT \
-	{ NULL, NULL, NULL, 0, 0, 1, 0, CR_BACKEND_CUDA, false, CR_MEM_DISCRETE, false, 0, 0, 0, NULL, NULL }
+/* Defaults: everything unset (0 / NULL / false) but one device, and the
+ * backend and kind a "custom:" spec assumes (cuda, discrete), used only when
+ * backend_set / kind_set say so. */
+#define CR_RIG_FIGURES_INIT                                                          \
+	{ .id = NULL, .name = NULL, .device_name = NULL, .mem_gib = 0, .bw_gbs = 0,   \
+	  .devices = 1, .tflops = 0, .backend = CR_BACKEND_CUDA, .backend_set = false, \
+	  .kind = CR_MEM_DISCRETE, .kind_set = false, .ram_gib = 0, .ram_bw_gbs = 0,   \
+	  .usable_gib = 0, .notes = NULL, .source = NULL }
 
 /**
  * Build a rig from @p f with the defaults of a "custom:" spec (rig.h):

@@ -23,6 +23,9 @@
   CommonMark, with its table extension): one <table> per table, every row
   with the header's number of cells, no stray list items or headings.
 - docs/ci.md: its workflow is YAML, and the clefrun commands it runs work.
+- Every `_INIT` macro of include/clefrun and src is a designated initialiser:
+  each member named (`.field = value`), so adding a field cannot shift the
+  defaults of the others.
 Needs cmark-gfm and Python's yaml (Debian: apt-get install cmark-gfm
 python3-yaml); without them the test FAILS, it does not skip.
 """
@@ -386,6 +389,51 @@ if blocks and yaml:
         e["PATH"] = shim + os.pathsep + os.environ.get("PATH", "")
         p = subprocess.run(["sh", "-c", c], capture_output=True, text=True, env=e)
         check(f"docs/ci.md runs: {c[:90]}", p.returncode in (0, 3), p.stderr)
+
+
+
+def init_macros():
+    """(file, name, body) of every #define NAME_INIT in include/clefrun and src."""
+    found = []
+    for top in ("include/clefrun", "src"):
+        for dirpath, _, files in os.walk(os.path.join(SRC, top)):
+            for f in sorted(files):
+                if not f.endswith((".h", ".c")):
+                    continue
+                path = os.path.join(dirpath, f)
+                with open(path, encoding="utf-8") as fh:
+                    text = fh.read().replace("\\\n", " ")
+                for m in re.finditer(r"^#define\s+(\w+_INIT)\b(.*)$", text, re.M):
+                    found.append((os.path.relpath(path, SRC), m.group(1), m.group(2).strip()))
+    return found
+
+
+def top_level_items(body):
+    """The comma-separated items inside the outer braces of body, or None."""
+    if not (body.startswith("{") and body.endswith("}")):
+        return None
+    items, depth, cur = [], 0, ""
+    for ch in body[1:-1]:
+        if ch in "({[":
+            depth += 1
+        elif ch in ")}]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            items.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        items.append(cur.strip())
+    return items
+
+
+macros = init_macros()
+check("there are _INIT macros to check", len(macros) >= 8, macros)
+for path, name, body in macros:
+    items = top_level_items(body)
+    check(f"{path}: {name} is a designated initialiser",
+          items is not None and items and all(re.match(r"\.\w+\s*=", it) for it in items), body)
 
 shutil.rmtree(tmp, ignore_errors=True)
 print(f"{checks - len(failures)} of {checks} checks passed")
