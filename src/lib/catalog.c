@@ -747,56 +747,6 @@ int cr_catalog_load_buffers(const char *models, size_t models_len, const char *q
 	return CR_OK;
 }
 
-/* Read a whole file, refusing anything over CR_CATALOG_FILE_MAX. */
-static int slurp(const char *path, char **buf, size_t *len, cr_error *err)
-{
-	const char *why = NULL;
-	FILE *f = cr_fopen_regular(path, &why);
-	size_t cap = 65536, n = 0;
-	char *b;
-
-	if (!f)
-		return cr_seterr(err, CR_ERR_IO, "%s: %s", path, why);
-	b = malloc(cap);
-	if (!b) {
-		fclose(f);
-		return cr_seterr(err, CR_ERR_NOMEM, "%s: out of memory", path);
-	}
-	for (;;) {
-		size_t got = fread(b + n, 1, cap - n, f);
-
-		n += got;
-		if (n < cap) {
-			if (ferror(f)) {
-				fclose(f);
-				free(b);
-				return cr_seterr(err, CR_ERR_IO, "%s: read error", path);
-			}
-			break;
-		}
-		if (cap > CR_CATALOG_FILE_MAX) {
-			fclose(f);
-			free(b);
-			return cr_seterr(err, CR_ERR_INVALID,
-					 "%s: file too large (more than %u bytes)", path,
-					 CR_CATALOG_FILE_MAX);
-		}
-		char *nb = realloc(b, cap * 2);
-
-		if (!nb) {
-			fclose(f);
-			free(b);
-			return cr_seterr(err, CR_ERR_NOMEM, "%s: out of memory", path);
-		}
-		b = nb;
-		cap *= 2;
-	}
-	fclose(f);
-	*buf = b;
-	*len = n;
-	return CR_OK;
-}
-
 int cr_catalog_load_dir(const char *dir, cr_catalog **out, cr_error *err)
 {
 	static const char *const files[3] = { "models.json", "quants.json", "rigs.json" };
@@ -815,7 +765,7 @@ int cr_catalog_load_dir(const char *dir, cr_catalog **out, cr_error *err)
 		names[i] = paths[i];
 	}
 	for (int i = 0; i < 3 && !rc; i++)
-		rc = slurp(paths[i], &bufs[i], &lens[i], err);
+		rc = cr_file_read(paths[i], CR_CATALOG_FILE_MAX, &bufs[i], &lens[i], NULL, err);
 	if (!rc)
 		rc = cr_catalog_load_buffers(bufs[0], lens[0], bufs[1], lens[1], bufs[2], lens[2],
 					     names, out, err);

@@ -370,59 +370,6 @@ out:
 	return rc;
 }
 
-/* Read a whole file; *missing is set (and 0 returned) when it does not exist. */
-static int read_file(const char *path, char **buf, size_t *len, bool *missing, cr_error *err)
-{
-	const char *why = NULL;
-	FILE *f = cr_fopen_regular(path, &why);
-	size_t cap = 16384, n = 0;
-	char *b;
-
-	*buf = NULL;
-	*len = 0;
-	*missing = false;
-	if (!f) {
-		if (errno == ENOENT) {
-			*missing = true;
-			return CR_OK;
-		}
-		return cr_seterr(err, CR_ERR_IO, "%s: %s", path, why);
-	}
-	b = malloc(cap);
-	while (b) {
-		size_t got = fread(b + n, 1, cap - n, f);
-
-		n += got;
-		if (n < cap)
-			break;
-		if (cap > USERRIGS_FILE_MAX) {
-			fclose(f);
-			free(b);
-			return cr_seterr(err, CR_ERR_INVALID, "%s: file too large (more than %u bytes)",
-					 path, USERRIGS_FILE_MAX);
-		}
-		char *nb = realloc(b, cap * 2);
-
-		if (!nb)
-			free(b);
-		b = nb;
-		cap *= 2;
-	}
-	if (!b) {
-		fclose(f);
-		return cr_seterr(err, CR_ERR_NOMEM, "%s: out of memory", path);
-	}
-	if (ferror(f)) {
-		fclose(f);
-		free(b);
-		return cr_seterr(err, CR_ERR_IO, "%s: read error", path);
-	}
-	fclose(f);
-	*buf = b;
-	*len = n;
-	return CR_OK;
-}
-
 int cr_userrigs_load(const char *path, const cr_catalog *cat, cr_user_rigs **out, bool *exists,
 		     cr_error *err)
 {
@@ -434,7 +381,7 @@ int cr_userrigs_load(const char *path, const cr_catalog *cat, cr_user_rigs **out
 	*out = NULL;
 	if (exists)
 		*exists = false;
-	if ((rc = read_file(path, &buf, &len, &missing, err)))
+	if ((rc = cr_file_read(path, USERRIGS_FILE_MAX, &buf, &len, &missing, err)))
 		return rc;
 	if (missing)
 		return cr_userrigs_new(out, err);
