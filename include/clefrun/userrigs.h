@@ -199,10 +199,12 @@ typedef struct cr_rig_figures {
  * Build a rig from @p f with the defaults of a "custom:" spec (rig.h):
  * backend cuda, kind discrete; backend cpu implies kind system, backend
  * metal kind unified; kind system implies backend cpu. The RAM group
- * (ram_gib) needs an accelerator as the main device. Text longer than its
- * field (name and device_name 127 bytes, notes 1023, source 511) is
- * refused, not cut. Messages name the fields as the options spell them
- * (mem_gb, bw_gbs, ...).
+ * (ram_gib) needs an accelerator as the main device. The figures are
+ * checked by the spec's own validator, with the bounds of rig.h (CR_RIG_*),
+ * so a spec and `rig add` accept the same values and say the same. Text
+ * longer than its field (name and device_name 127 bytes, notes 1023,
+ * source 511) is refused, not cut. Messages name the fields as a spec
+ * spells them (mem_gb, bw_gbs, ...).
  */
 int cr_userrigs_build(const cr_rig_figures *f, cr_rig *out, cr_error *err);
 

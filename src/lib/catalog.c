@@ -5,6 +5,7 @@
  * file and JSON path.
  */
 #include "clefrun/catalog.h"
+#include "clefrun/rig.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -299,10 +300,13 @@ static int read_device(jr_ctx *c, const cJSON *o, cr_device *d)
 		return jr_fail(c, CR_ERR_INVALID, NULL, "expected an object");
 	if ((rc = jr_check_keys(c, o, keys)) ||
 	    (rc = jr_req_string(c, o, "name", d->name, sizeof(d->name))) ||
-	    (rc = jr_req_uint(c, o, "count", 1, 64, &count)) ||
-	    (rc = jr_req_number(c, o, "memory_gib", 0.001, 65536.0, &d->memory_gib)) ||
-	    (rc = jr_req_number(c, o, "bandwidth_gbs", 0.001, 1e6, &d->bandwidth_gbs)) ||
-	    (rc = jr_req_number(c, o, "fp16_tflops", 0.0, 1e6, &d->fp16_tflops)) ||
+	    /* The bounds of every rig, wherever it comes from (rig.h). */
+	    (rc = jr_req_uint(c, o, "count", 1, CR_RIG_DEVICES_MAX, &count)) ||
+	    (rc = jr_req_number(c, o, "memory_gib", CR_RIG_MEMORY_GIB_MIN, CR_RIG_MEMORY_GIB_MAX,
+				&d->memory_gib)) ||
+	    (rc = jr_req_number(c, o, "bandwidth_gbs", CR_RIG_BANDWIDTH_GBS_MIN,
+				CR_RIG_BANDWIDTH_GBS_MAX, &d->bandwidth_gbs)) ||
+	    (rc = jr_req_number(c, o, "fp16_tflops", 0.0, CR_RIG_TFLOPS_MAX, &d->fp16_tflops)) ||
 	    (rc = read_enum(c, o, "backend", parse_backend_v, &d->backend,
 			    "cuda, metal, rocm, vulkan, cpu")) ||
 	    (rc = read_enum(c, o, "kind", parse_kind_v, &d->kind, "discrete, unified, system")))
@@ -316,7 +320,8 @@ static int read_device(jr_ctx *c, const cJSON *o, cr_device *d)
 	    (rc = read_enum(c, o, "vendor", parse_vendor_v, &d->vendor,
 			    "nvidia, amd, apple, intel, other")))
 		return rc;
-	return jr_opt_number(c, o, "usable_fraction", 0.01, 1.0, &d->usable_fraction);
+	return jr_opt_number(c, o, "usable_fraction", CR_RIG_USABLE_FRACTION_MIN, 1.0,
+			     &d->usable_fraction);
 }
 
 static int read_rig(jr_ctx *c, const cJSON *o, cr_rig *r)
