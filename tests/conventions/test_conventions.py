@@ -41,32 +41,19 @@ import sys
 import tempfile
 from html.parser import HTMLParser
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import clefrun_test as T  # noqa: E402
+
 if len(sys.argv) != 3:
     print(__doc__)
     sys.exit(2)
 CLEFRUN = os.path.abspath(sys.argv[1])
 SRC = os.path.abspath(sys.argv[2])
-failures = []
-checks = 0
-
-
-def check(name, ok, detail=""):
-    global checks
-    checks += 1
-    if ok:
-        print("ok  ", name)
-    else:
-        failures.append(name)
-        print("FAIL", name)
-        if detail:
-            print("   ", str(detail)[:2000].replace("\n", "\n    "))
-
+check = T.check
 
 tmp = tempfile.mkdtemp(prefix="clefrun-conv.")
-ENV = {k: v for k, v in os.environ.items() if not k.startswith("CLEFRUN_") and not k.startswith("HF_")}
-ENV.update(NO_COLOR="1", LC_ALL="C", HOME=os.path.join(tmp, "home"),
-           XDG_CONFIG_HOME=os.path.join(tmp, "config"), XDG_CACHE_HOME=os.path.join(tmp, "cache"))
-ENV.pop("TERM", None)
+ENV = T.clean_env(os.path.join(tmp, "home"), XDG_CONFIG_HOME=os.path.join(tmp, "config"),
+                  XDG_CACHE_HOME=os.path.join(tmp, "cache"))
 FIX = os.path.join(SRC, "tests", "decide", "fixtures")
 
 
@@ -436,5 +423,4 @@ for path, name, body in macros:
           items is not None and items and all(re.match(r"\.\w+\s*=", it) for it in items), body)
 
 shutil.rmtree(tmp, ignore_errors=True)
-print(f"{checks - len(failures)} of {checks} checks passed")
-sys.exit(1 if failures else 0)
+sys.exit(T.summary())
