@@ -81,7 +81,8 @@ typedef struct cr_cache_opts {
 	int64_t max_age_s;  /**< seconds an entry is used without asking the server; 0: always ask */
 } cr_cache_opts;
 
-#define CR_CACHE_OPTS_INIT { CR_CACHE_USE, CR_CACHE_MAX_AGE_S }
+/* Defaults: read and write the cache, entries fresh for an hour. */
+#define CR_CACHE_OPTS_INIT { .mode = CR_CACHE_USE, .max_age_s = CR_CACHE_MAX_AGE_S }
 
 /**
  * The cache directory: "$XDG_CACHE_HOME/clefrun" when @p xdg_cache_home is

@@ -126,7 +126,11 @@ typedef struct cr_fit_opts {
 	cr_flash_attn flash_attn;  /**< resolved per model and rig (cr_estimate_resolve_opts); overrides estimate.flash_attn */
 } cr_fit_opts;
 
-#define CR_FIT_OPTS_INIT { CR_ESTIMATE_OPTS_INIT, 0, CR_TIER_OK, false, CR_FA_AUTO }
+/* Defaults: the estimator's, each model's default context, the ok tier, one
+ * candidate quant per model, flash attention resolved per model. */
+#define CR_FIT_OPTS_INIT                                                             \
+	{ .estimate = CR_ESTIMATE_OPTS_INIT, .n_ctx = 0, .require = CR_TIER_OK,       \
+	  .all_quants = false, .flash_attn = CR_FA_AUTO }
 
 /**
  * Best quant of every model in @p models on @p rig, ranked (file comment).

@@ -86,8 +86,15 @@ typedef struct cr_detect_opts {
 	const char *measure_command;
 } cr_detect_opts;
 
-#define CR_DETECT_OPTS_INIT \
-	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, NULL, NULL, NULL }
+/* Defaults: all unset (the real "/", no catalog, nothing run or measured,
+ * no advice naming the caller's options). */
+#define CR_DETECT_OPTS_INIT                                                           \
+	{ .root = NULL, .catalog = NULL, .rig_id = NULL, .nvidia_smi = NULL,           \
+	  .nvidia_smi_how = NULL, .nvidia_smi_note = NULL, .sysctl_memsize = NULL,     \
+	  .sysctl_cpu_brand = NULL, .sysctl_ncpu = NULL, .sysctl_cmd = NULL,           \
+	  .measured_ram_gbs = 0, .measured_how = NULL, .unknown_gpu_bw_gbs = 0,        \
+	  .unknown_gpu_tflops = 0, .gpu_bw_option = NULL, .measure_option = NULL,      \
+	  .measure_command = NULL }
 
 /** One thing found, and how. */
 typedef struct cr_detect_finding {
@@ -155,7 +162,10 @@ typedef struct cr_probe_opts {
 	double seconds;     /**< keep timing passes until this much time went by (1.0) */
 } cr_probe_opts;
 
-#define CR_PROBE_OPTS_INIT { 0, 0, 5, 1.0 }
+/* Defaults (src/lib/probe.c "Design choices"): every logical CPU, 1 GiB in
+ * all (far above any last-level cache, so passes read DRAM), at least 5
+ * timed passes and 1 s of them, so the median resists a noisy neighbour. */
+#define CR_PROBE_OPTS_INIT { .threads = 0, .bytes = 0, .min_passes = 5, .seconds = 1.0 }
 
 /** What the probe measured. */
 typedef struct cr_probe_result {

@@ -256,7 +256,8 @@ typedef struct cr_estimate_request {
 	cr_flash_attn flash_attn; /**< on, off, or auto: llama.cpp's rule for the model on the rig */
 } cr_estimate_request;
 
-#define CR_ESTIMATE_REQUEST_INIT { CR_ESTIMATE_OPTS_INIT, 0, CR_FA_AUTO }
+/* Defaults: the estimator's defaults, the default context (0), flash attention by llama.cpp's rule. */
+#define CR_ESTIMATE_REQUEST_INIT { .opts = CR_ESTIMATE_OPTS_INIT, .n_ctx = 0, .flash_attn = CR_FA_AUTO }
 
 /** Which input of a request is out of range (cr_estimate_setup.bad). */
 typedef enum cr_request_field {

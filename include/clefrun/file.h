@@ -68,7 +68,8 @@ typedef struct cr_file_opts {
 	int mode;       /**< bits for a new file before the umask, or CR_FILE_MODE_PRIVATE */
 	unsigned flags; /**< CR_FILE_FOLLOW_LINK | CR_FILE_STREAM | CR_FILE_KEEP_LINKS */
 } cr_file_opts;
-#define CR_FILE_OPTS_INIT { CR_FILE_MODE_PRIVATE, 0u }
+/* Defaults: a private (0600) file, no flags. */
+#define CR_FILE_OPTS_INIT { .mode = CR_FILE_MODE_PRIVATE, .flags = 0u }
 
 /** What cr_file_write did. */
 typedef enum cr_file_how {

@@ -123,8 +123,14 @@ typedef struct cr_gguf_opts {
 #define CR_GGUF_MAX_HEADER (64ull << 20)
 #define CR_GGUF_FIRST_READ (256u << 10)
 
-#define CR_GGUF_OPTS_INIT \
-	{ CR_GGUF_MAX_HEADER, 16u << 20, 1u << 24, 4, 1u << 16, 1u << 16, CR_GGUF_FIRST_READ, false }
+/* Defaults, each well above those real headers: a 16 MiB string (the largest
+ * are a few MiB), 2^24 elements per array (Llama-3 has 280k merges), arrays
+ * nested 4 deep, 2^16 metadata pairs and 2^16 tensor infos (DeepSeek-V3:
+ * 1025); tensor data past the end of the source is refused. */
+#define CR_GGUF_OPTS_INIT                                                                \
+	{ .max_header_bytes = CR_GGUF_MAX_HEADER, .max_string_bytes = 16u << 20,          \
+	  .max_array_len = 1u << 24, .max_array_depth = 4, .max_kv = 1u << 16,              \
+	  .max_tensors = 1u << 16, .first_read = CR_GGUF_FIRST_READ, .allow_truncated = false }
 
 /** One tensor info. */
 typedef struct cr_gguf_tensor {

@@ -91,7 +91,14 @@ typedef struct cr_http_opts {
 /** Default cap: the GGUF header limit (64 MiB) plus one first range. */
 #define CR_HTTP_MAX_TOTAL ((64ull << 20) + CR_HTTP_FIRST_RANGE)
 
-#define CR_HTTP_OPTS_INIT { NULL, 10, 20, 1024, 5, CR_HTTP_FIRST_RANGE, CR_HTTP_MAX_TOTAL, NULL, 300, 0, 0, NULL, NULL }
+/* Defaults (clefrun's choices, docs/security.md): connect within 10 s; abort
+ * below 1 KiB/s held for 20 s; follow at most 5 redirects; a request may
+ * take 300 s in all; no token, no deadline, no progress callback. */
+#define CR_HTTP_OPTS_INIT                                                               \
+	{ .bearer_token = NULL, .connect_timeout_s = 10, .low_speed_time_s = 20,         \
+	  .low_speed_bps = 1024, .max_redirects = 5, .first_range_bytes = CR_HTTP_FIRST_RANGE, \
+	  .max_total_bytes = CR_HTTP_MAX_TOTAL, .user_agent = NULL, .max_time_s = 300,     \
+	  .deadline_ms = 0, .deadline_budget_s = 0, .progress = NULL, .progress_arg = NULL }
 
 /** CLOCK_MONOTONIC in milliseconds, the clock of cr_http_opts.deadline_ms. */
 uint64_t cr_http_now_ms(void);

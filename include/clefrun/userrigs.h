@@ -186,17 +186,25 @@ typedef struct cr_rig_figures {
 	const char *source;    /**< sources[0]; NULL = "clefrun rig add" */
 } cr_rig_figures;
 
-#define CR_RIG_FIGURES_INIT \
-	{ NULL, NULL, NULL, 0, 0, 1, 0, CR_BACKEND_CUDA, false, CR_MEM_DISCRETE, false, 0, 0, 0, NULL, NULL }
+/* Defaults: everything unset (0 / NULL / false) but one device, and the
+ * backend and kind a "custom:" spec assumes (cuda, discrete), used only when
+ * backend_set / kind_set say so. */
+#define CR_RIG_FIGURES_INIT                                                          \
+	{ .id = NULL, .name = NULL, .device_name = NULL, .mem_gib = 0, .bw_gbs = 0,   \
+	  .devices = 1, .tflops = 0, .backend = CR_BACKEND_CUDA, .backend_set = false, \
+	  .kind = CR_MEM_DISCRETE, .kind_set = false, .ram_gib = 0, .ram_bw_gbs = 0,   \
+	  .usable_gib = 0, .notes = NULL, .source = NULL }
 
 /**
  * Build a rig from @p f with the defaults of a "custom:" spec (rig.h):
  * backend cuda, kind discrete; backend cpu implies kind system, backend
  * metal kind unified; kind system implies backend cpu. The RAM group
- * (ram_gib) needs an accelerator as the main device. Text longer than its
- * field (name and device_name 127 bytes, notes 1023, source 511) is
- * refused, not cut. Messages name the fields as the options spell them
- * (mem_gb, bw_gbs, ...).
+ * (ram_gib) needs an accelerator as the main device. The figures are
+ * checked by the spec's own validator, with the bounds of rig.h (CR_RIG_*),
+ * so a spec and `rig add` accept the same values and say the same. Text
+ * longer than its field (name and device_name 127 bytes, notes 1023,
+ * source 511) is refused, not cut. Messages name the fields as a spec
+ * spells them (mem_gb, bw_gbs, ...).
  */
 int cr_userrigs_build(const cr_rig_figures *f, cr_rig *out, cr_error *err);
 

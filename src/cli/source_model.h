@@ -22,7 +22,9 @@ typedef struct cli_source_opts {
 	const char *command;   /* the command in use, for hints ("clefrun check"); NULL: inspect */
 } cli_source_opts;
 
-#define CLI_SOURCE_OPTS_INIT { NULL, false, false, false, NULL }
+#define CLI_SOURCE_OPTS_INIT                                                    \
+	{ .revision = NULL, .allow_truncated = false, .no_cache = false, .offline = false, \
+	  .command = NULL }
 
 /* "hit", "revalidated", "miss" (any part fetched) or "off", for a summary. */
 const char *cli_source_cache_word(const cr_model_source *m);

@@ -7,6 +7,7 @@
  * (catalog_builtin.c, src/gen/catalog_gen.c).
  */
 #include "clefrun/catalog.h"
+#include "clefrun/rig.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -292,10 +293,13 @@ static int read_device(jr_ctx *c, const cJSON *o, cr_device *d)
 		return jr_fail(c, CR_ERR_INVALID, NULL, "expected an object");
 	if ((rc = jr_check_keys(c, o, keys)) ||
 	    (rc = jr_req_string(c, o, "name", d->name, sizeof(d->name))) ||
-	    (rc = jr_req_uint(c, o, "count", 1, 64, &count)) ||
-	    (rc = jr_req_number(c, o, "memory_gib", 0.001, 65536.0, &d->memory_gib)) ||
-	    (rc = jr_req_number(c, o, "bandwidth_gbs", 0.001, 1e6, &d->bandwidth_gbs)) ||
-	    (rc = jr_req_number(c, o, "fp16_tflops", 0.0, 1e6, &d->fp16_tflops)) ||
+	    /* The bounds of every rig, wherever it comes from (rig.h). */
+	    (rc = jr_req_uint(c, o, "count", 1, CR_RIG_DEVICES_MAX, &count)) ||
+	    (rc = jr_req_number(c, o, "memory_gib", CR_RIG_MEMORY_GIB_MIN, CR_RIG_MEMORY_GIB_MAX,
+				&d->memory_gib)) ||
+	    (rc = jr_req_number(c, o, "bandwidth_gbs", CR_RIG_BANDWIDTH_GBS_MIN,
+				CR_RIG_BANDWIDTH_GBS_MAX, &d->bandwidth_gbs)) ||
+	    (rc = jr_req_number(c, o, "fp16_tflops", 0.0, CR_RIG_TFLOPS_MAX, &d->fp16_tflops)) ||
 	    (rc = read_enum(c, o, "backend", parse_backend_v, &d->backend,
 			    "cuda, metal, rocm, vulkan, cpu")) ||
 	    (rc = read_enum(c, o, "kind", parse_kind_v, &d->kind, "discrete, unified, system")))
@@ -309,7 +313,8 @@ static int read_device(jr_ctx *c, const cJSON *o, cr_device *d)
 	    (rc = read_enum(c, o, "vendor", parse_vendor_v, &d->vendor,
 			    "nvidia, amd, apple, intel, other")))
 		return rc;
-	return jr_opt_number(c, o, "usable_fraction", 0.01, 1.0, &d->usable_fraction);
+	return jr_opt_number(c, o, "usable_fraction", CR_RIG_USABLE_FRACTION_MIN, 1.0,
+			     &d->usable_fraction);
 }
 
 static int read_rig(jr_ctx *c, const cJSON *o, cr_rig *r)
@@ -740,56 +745,6 @@ int cr_catalog_load_buffers(const char *models, size_t models_len, const char *q
 	return CR_OK;
 }
 
-/* Read a whole file, refusing anything over CR_CATALOG_FILE_MAX. */
-static int slurp(const char *path, char **buf, size_t *len, cr_error *err)
-{
-	const char *why = NULL;
-	FILE *f = cr_fopen_regular(path, &why);
-	size_t cap = 65536, n = 0;
-	char *b;
-
-	if (!f)
-		return cr_seterr(err, CR_ERR_IO, "%s: %s", path, why);
-	b = malloc(cap);
-	if (!b) {
-		fclose(f);
-		return cr_seterr(err, CR_ERR_NOMEM, "%s: out of memory", path);
-	}
-	for (;;) {
-		size_t got = fread(b + n, 1, cap - n, f);
-
-		n += got;
-		if (n < cap) {
-			if (ferror(f)) {
-				fclose(f);
-				free(b);
-				return cr_seterr(err, CR_ERR_IO, "%s: read error", path);
-			}
-			break;
-		}
-		if (cap > CR_CATALOG_FILE_MAX) {
-			fclose(f);
-			free(b);
-			return cr_seterr(err, CR_ERR_INVALID,
-					 "%s: file too large (more than %u bytes)", path,
-					 CR_CATALOG_FILE_MAX);
-		}
-		char *nb = realloc(b, cap * 2);
-
-		if (!nb) {
-			fclose(f);
-			free(b);
-			return cr_seterr(err, CR_ERR_NOMEM, "%s: out of memory", path);
-		}
-		b = nb;
-		cap *= 2;
-	}
-	fclose(f);
-	*buf = b;
-	*len = n;
-	return CR_OK;
-}
-
 int cr_catalog_load_dir(const char *dir, cr_catalog **out, cr_error *err)
 {
 	static const char *const files[3] = { "models.json", "quants.json", "rigs.json" };
@@ -808,7 +763,7 @@ int cr_catalog_load_dir(const char *dir, cr_catalog **out, cr_error *err)
 		names[i] = paths[i];
 	}
 	for (int i = 0; i < 3 && !rc; i++)
-		rc = slurp(paths[i], &bufs[i], &lens[i], err);
+		rc = cr_file_read(paths[i], CR_CATALOG_FILE_MAX, &bufs[i], &lens[i], NULL, err);
 	if (!rc)
 		rc = cr_catalog_load_buffers(bufs[0], lens[0], bufs[1], lens[1], bufs[2], lens[2],
 					     names, out, err);

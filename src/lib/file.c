@@ -1,9 +1,12 @@
-/* Atomic file replacement (include/clefrun/file.h). */
+/* Atomic file replacement (include/clefrun/file.h) and the capped whole-file
+ * reader of util.h. */
 #include "clefrun/file.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 #include <stdlib.h>
 #include <string.h>
@@ -362,4 +365,69 @@ int cr_file_write_atomic(const char *path, const cr_file_chunk *chunks, size_t n
 
 	o.mode = mode;
 	return cr_file_write(path, chunks, n_chunks, &o, NULL, err);
+}
+
+/* ---- reading ---------------------------------------------------------------- */
+
+/* The buffer starts small (most files read are a few KiB: saved rigs, a
+ * catalog file) and doubles up to the 2 * max stop of util.h. */
+#define READ_FIRST_CAP 16384u
+
+int cr_file_read(const char *path, size_t max, char **buf, size_t *len, bool *missing,
+		 cr_error *err)
+{
+	const char *why = NULL;
+	size_t stop = max > SIZE_MAX / 2 ? SIZE_MAX : 2 * max;
+	size_t cap = stop < READ_FIRST_CAP ? stop : READ_FIRST_CAP, n = 0;
+	FILE *f;
+	char *b;
+
+	*buf = NULL;
+	*len = 0;
+	if (missing)
+		*missing = false;
+	f = cr_fopen_regular(path, &why);
+	if (!f) {
+		if (missing && errno == ENOENT) {
+			*missing = true;
+			return CR_OK;
+		}
+		return cr_seterr(err, CR_ERR_IO, "%s: %s", path, why);
+	}
+	b = malloc(cap ? cap : 1);
+	if (!b) {
+		fclose(f);
+		return cr_seterr(err, CR_ERR_NOMEM, "%s: out of memory", path);
+	}
+	for (;;) {
+		size_t got = fread(b + n, 1, cap - n, f);
+		char *nb;
+
+		n += got;
+		if (n < cap)
+			break;
+		if (cap >= stop) {
+			fclose(f);
+			free(b);
+			return cr_seterr(err, CR_ERR_INVALID, "%s: file too large (more than %zu bytes)",
+					 path, max);
+		}
+		nb = realloc(b, cap > stop / 2 ? stop : cap * 2);
+		if (!nb) {
+			fclose(f);
+			free(b);
+			return cr_seterr(err, CR_ERR_NOMEM, "%s: out of memory", path);
+		}
+		b = nb;
+		cap = cap > stop / 2 ? stop : cap * 2;
+	}
+	if (ferror(f)) {
+		fclose(f);
+		free(b);
+		return cr_seterr(err, CR_ERR_IO, "%s: read error", path);
+	}
+	fclose(f);
+	*buf = b;
+	*len = n;
+	return CR_OK;
 }

@@ -29,34 +29,6 @@ static const uint8_t min_size[CR_GGUF_TYPE_COUNT] = {
 	1, 1, 2, 2, 4, 4, 4, 1, 8, 12, 8, 8, 8
 };
 
-static const char *const type_names[CR_GGUF_TYPE_COUNT] = {
-	"uint8", "int8", "uint16", "int16", "uint32", "int32", "float32", "bool",
-	"string", "array", "uint64", "int64", "float64"
-};
-
-const char *cr_gguf_type_name(cr_gguf_type t)
-{
-	return (unsigned)t < CR_GGUF_TYPE_COUNT ? type_names[t] : "?";
-}
-
-/* ---- little-endian loads ------------------------------------------------ */
-
-uint16_t gg_ld16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | (p[1] << 8));
-}
-
-uint32_t gg_ld32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
-	       ((uint32_t)p[3] << 24);
-}
-
-uint64_t gg_ld64(const uint8_t *p)
-{
-	return (uint64_t)gg_ld32(p) | ((uint64_t)gg_ld32(p + 4) << 32);
-}
-
 /* ---- the parse state ------------------------------------------------------ */
 
 enum { KEY_OTHER = 0, KEY_TOKENS, KEY_TYPES, KEY_SCORES, KEY_MERGES };

@@ -1,10 +1,11 @@
-/* The parsed GGUF header behind include/clefrun/gguf.h, shared by the
- * reader (gguf.c), the getters and tables (gguf_meta.c) and the model
- * mapping (gguf_model.c). */
+/* The parsed GGUF header behind include/clefrun/gguf.h: written by the
+ * reader (gguf.c), read by the getters (gguf_meta.c) and the model mapping
+ * (gguf_model.c). The layers and what each may use: gguf_types.h. */
 #ifndef CLEFRUN_GGUF_INTERNAL_H
 #define CLEFRUN_GGUF_INTERNAL_H
 
 #include "clefrun/gguf.h"
+#include "gguf_types.h"
 
 /* One metadata pair: where its value lies in the kept header bytes. */
 typedef struct gg_kv {
@@ -38,15 +39,9 @@ struct cr_gguf {
 	uint64_t type_bytes[CR_GGML_TYPE_COUNT];
 };
 
-uint16_t gg_ld16(const uint8_t *p);
-uint32_t gg_ld32(const uint8_t *p);
-uint64_t gg_ld64(const uint8_t *p);
-
 /* The pair with this key, or NULL. */
 const gg_kv *gg_lookup(const cr_gguf *g, const char *key);
 /* Header bytes at off (off < hdr_len). */
 const uint8_t *gg_bytes(const cr_gguf *g, uint64_t off);
-/* Name of a type id ggml removed ("Q4_0_4_4"), or NULL. */
-const char *gg_removed_type(uint32_t type);
 
 #endif

@@ -28,6 +28,7 @@
 
 #include "catalog_internal.h"
 #include "json_read.h"
+#include "rig_internal.h"
 #include "suggest_internal.h"
 #include "util.h"
 
@@ -370,59 +371,6 @@ out:
 	return rc;
 }
 
-/* Read a whole file; *missing is set (and 0 returned) when it does not exist. */
-static int read_file(const char *path, char **buf, size_t *len, bool *missing, cr_error *err)
-{
-	const char *why = NULL;
-	FILE *f = cr_fopen_regular(path, &why);
-	size_t cap = 16384, n = 0;
-	char *b;
-
-	*buf = NULL;
-	*len = 0;
-	*missing = false;
-	if (!f) {
-		if (errno == ENOENT) {
-			*missing = true;
-			return CR_OK;
-		}
-		return cr_seterr(err, CR_ERR_IO, "%s: %s", path, why);
-	}
-	b = malloc(cap);
-	while (b) {
-		size_t got = fread(b + n, 1, cap - n, f);
-
-		n += got;
-		if (n < cap)
-			break;
-		if (cap > USERRIGS_FILE_MAX) {
-			fclose(f);
-			free(b);
-			return cr_seterr(err, CR_ERR_INVALID, "%s: file too large (more than %u bytes)",
-					 path, USERRIGS_FILE_MAX);
-		}
-		char *nb = realloc(b, cap * 2);
-
-		if (!nb)
-			free(b);
-		b = nb;
-		cap *= 2;
-	}
-	if (!b) {
-		fclose(f);
-		return cr_seterr(err, CR_ERR_NOMEM, "%s: out of memory", path);
-	}
-	if (ferror(f)) {
-		fclose(f);
-		free(b);
-		return cr_seterr(err, CR_ERR_IO, "%s: read error", path);
-	}
-	fclose(f);
-	*buf = b;
-	*len = n;
-	return CR_OK;
-}
-
 int cr_userrigs_load(const char *path, const cr_catalog *cat, cr_user_rigs **out, bool *exists,
 		     cr_error *err)
 {
@@ -434,7 +382,7 @@ int cr_userrigs_load(const char *path, const cr_catalog *cat, cr_user_rigs **out
 	*out = NULL;
 	if (exists)
 		*exists = false;
-	if ((rc = read_file(path, &buf, &len, &missing, err)))
+	if ((rc = cr_file_read(path, USERRIGS_FILE_MAX, &buf, &len, &missing, err)))
 		return rc;
 	if (missing)
 		return cr_userrigs_new(out, err);
@@ -699,14 +647,6 @@ size_t cr_userrigs_suggest(const cr_user_rigs *set, const cr_catalog *cat, const
 
 /* ---- rigs from figures ------------------------------------------------------ */
 
-static int check_range(const char *key, double v, double lo, double hi, cr_error *err)
-{
-	if (!isfinite(v) || v < lo || v > hi)
-		return cr_seterr(err, CR_ERR_INVALID, "%s: %g is out of range (%g to %g)", key, v, lo,
-				 hi);
-	return CR_OK;
-}
-
 /* Text that does not fit its field is refused, not cut: a cut name is not
  * what the user typed, and a cut inside a UTF-8 sequence would be reported
  * later as "invalid UTF-8", naming the wrong problem. */
@@ -730,40 +670,15 @@ int cr_userrigs_build(const cr_rig_figures *f, cr_rig *out, cr_error *err)
 	if (strlen(f->id) >= CR_ID_MAX)
 		return cr_seterr(err, CR_ERR_INVALID, "rig name \"%.64s%s\" too long (at most %d characters)",
 				 f->id, strlen(f->id) > 64 ? "..." : "", CR_ID_MAX - 1);
-	if (!(f->mem_gib > 0))
-		return cr_seterr(err, CR_ERR_INVALID, "mem_gb is required (memory of one device, GiB)");
-	if (!(f->bw_gbs > 0))
-		return cr_seterr(err, CR_ERR_INVALID, "bw_gbs is required (bandwidth of one device, GB/s)");
-	if ((rc = check_range("mem_gb", f->mem_gib, 0.001, 65536, err)) ||
-	    (rc = check_range("bw_gbs", f->bw_gbs, 0.001, 1e6, err)) ||
-	    (rc = check_range("devices", f->devices, 1, 64, err)) ||
-	    (rc = check_range("tflops", f->tflops, 0, 1e6, err)) ||
+	/* The figures are checked as a "custom:" spec's are (rig.c), the texts
+	 * here. */
+	if ((rc = cr_rig_from_figures(f, NULL, out, err)) ||
 	    (rc = check_text("name", f->name, sizeof(out->name), err)) ||
 	    (rc = check_text("device_name", f->device_name, sizeof(d->name), err)) ||
 	    (rc = check_text("notes", f->notes, sizeof(out->notes), err)) ||
-	    (rc = check_text("source", f->source, sizeof(out->sources[0]), err)))
+	    (rc = check_text("source", f->source, sizeof(out->sources[0]), err))) {
+		memset(out, 0, sizeof(*out));
 		return rc;
-	d->backend = f->backend_set ? f->backend : CR_BACKEND_CUDA;
-	d->kind = f->kind_set ? f->kind : CR_MEM_DISCRETE;
-	if (!f->kind_set && f->backend_set) {
-		if (f->backend == CR_BACKEND_CPU)
-			d->kind = CR_MEM_SYSTEM;
-		else if (f->backend == CR_BACKEND_METAL)
-			d->kind = CR_MEM_UNIFIED;
-	}
-	if (d->kind == CR_MEM_SYSTEM && f->backend_set && f->backend != CR_BACKEND_CPU)
-		return cr_seterr(err, CR_ERR_INVALID, "kind system needs backend cpu");
-	if (d->kind == CR_MEM_SYSTEM)
-		d->backend = CR_BACKEND_CPU;
-	if ((f->ram_gib > 0) != (f->ram_bw_gbs > 0))
-		return cr_seterr(err, CR_ERR_INVALID, "ram_gb and ram_bw_gbs go together");
-	if (f->ram_gib > 0) {
-		if (d->kind == CR_MEM_SYSTEM)
-			return cr_seterr(err, CR_ERR_INVALID,
-					 "ram_gb adds system RAM beside accelerators, but the main device is already system RAM");
-		if ((rc = check_range("ram_gb", f->ram_gib, 0.001, 65536, err)) ||
-		    (rc = check_range("ram_bw_gbs", f->ram_bw_gbs, 0.001, 1e6, err)))
-			return rc;
 	}
 
 	cr_strlcpy(out->id, f->id, sizeof(out->id));
@@ -772,35 +687,8 @@ int cr_userrigs_build(const cr_rig_figures *f, cr_rig *out, cr_error *err)
 		   : d->kind == CR_MEM_SYSTEM ? "System RAM"
 		   : d->kind == CR_MEM_UNIFIED ? "Unified memory" : "GPU",
 		   sizeof(d->name));
-	d->count = f->devices;
-	d->memory_gib = f->mem_gib;
-	d->bandwidth_gbs = f->bw_gbs;
-	d->fp16_tflops = f->tflops;
-	d->usable_fraction = cr_default_usable_fraction(d);
-	if (f->usable_gib > 0) {
-		if (f->usable_gib > f->mem_gib)
-			return cr_seterr(err, CR_ERR_INVALID,
-					 "usable_gb: %g GiB is more than the device's %g GiB (mem_gb)",
-					 f->usable_gib, f->mem_gib);
-		d->usable_fraction = f->usable_gib / f->mem_gib;
-		if (d->usable_fraction < 0.01)
-			return cr_seterr(err, CR_ERR_INVALID,
-					 "usable_gb: %g GiB is under 1%% of the device's %g GiB", f->usable_gib,
-					 f->mem_gib);
-	}
-	out->n_devices = 1;
-	if (f->ram_gib > 0) {
-		cr_device *ram = &out->devices[1];
-
-		cr_strlcpy(ram->name, "System RAM", sizeof(ram->name));
-		ram->count = 1;
-		ram->memory_gib = f->ram_gib;
-		ram->bandwidth_gbs = f->ram_bw_gbs;
-		ram->backend = CR_BACKEND_CPU;
-		ram->kind = CR_MEM_SYSTEM;
-		ram->usable_fraction = cr_default_usable_fraction(ram);
-		out->n_devices = 2;
-	}
+	if (out->n_devices > 1)
+		cr_strlcpy(out->devices[1].name, "System RAM", sizeof(out->devices[1].name));
 	if (f->name) {
 		cr_strlcpy(out->name, f->name, sizeof(out->name));
 	} else {

@@ -64,6 +64,19 @@ void cr_strlcpy(char *dst, const char *src, size_t cap);
  * directory", "not a regular file"). */
 FILE *cr_fopen_regular(const char *path, const char **why);
 
+/* Read the whole regular file at path (cr_fopen_regular's checks) into a
+ * new buffer: *buf (the caller frees it; not NUL-terminated), *len bytes.
+ * Reading stops at 2 * max bytes: such a file is refused, CR_ERR_INVALID
+ * "PATH: file too large (more than MAX bytes)", so a huge file or an endless
+ * device costs at most that much. A file between max and 2 * max bytes is
+ * returned whole: the caller's parser refuses it with its exact size.
+ * missing: when not NULL, a file that does not exist is 0 with *missing set
+ * and *buf NULL; otherwise it is CR_ERR_IO "PATH: No such file or
+ * directory". Other failures: CR_ERR_IO "PATH: why" or "PATH: read error",
+ * CR_ERR_NOMEM. Defined in file.c. */
+int cr_file_read(const char *path, size_t max, char **buf, size_t *len, bool *missing,
+		 cr_error *err);
+
 /* Follow symbolic links (at most 8) from path to the file they name, into
  * out (cap bytes). A relative link target is relative to the link's
  * directory. The result need not exist (the last link may dangle). 0, or

@@ -20,20 +20,12 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import clefrun_test as T  # noqa: E402
+
 CLEFRUN, GEN, SRC = (os.path.abspath(a) for a in sys.argv[1:4])
 HERE = os.path.dirname(os.path.abspath(__file__))
-failures = []
-checks = 0
-
-
-def check(name, ok, detail=""):
-    global checks
-    checks += 1
-    print("ok  " if ok else "FAIL", name)
-    if not ok:
-        failures.append(name)
-        if detail:
-            print("   ", str(detail)[:1500].replace("\n", "\n    "))
+check = T.check
 
 
 tmp = tempfile.mkdtemp(prefix="clefrun-compl.")
@@ -131,5 +123,4 @@ for shell, fn, syntax in (("bash", bash, ["bash", "-n"]), ("zsh", zsh, ["zsh", "
     check(f"{shell}: '--format ' offers the formats only", sorted(got) == ["csv", "json", "markdown", "table"], got)
 
 shutil.rmtree(tmp, ignore_errors=True)
-print(f"{checks - len(failures)} of {checks} checks passed")
-sys.exit(1 if failures else 0)
+sys.exit(T.summary())

@@ -23,6 +23,12 @@
   CommonMark, with its table extension): one <table> per table, every row
   with the header's number of cells, no stray list items or headings.
 - docs/ci.md: its workflow is YAML, and the clefrun commands it runs work.
+- Every `_INIT` macro of include/clefrun and src is a designated initialiser:
+  each member named (`.field = value`), so adding a field cannot shift the
+  defaults of the others.
+- The GGUF code is layered (src/lib/gguf_types.h): gguf_types.c, gguf.c,
+  gguf_meta.c, gguf_model.c, each calling no function defined in a file
+  above it, and gguf_types.c not including gguf_internal.h.
 Needs cmark-gfm and Python's yaml (Debian: apt-get install cmark-gfm
 python3-yaml); without them the test FAILS, it does not skip.
 """
@@ -38,32 +44,19 @@ import sys
 import tempfile
 from html.parser import HTMLParser
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import clefrun_test as T  # noqa: E402
+
 if len(sys.argv) != 3:
     print(__doc__)
     sys.exit(2)
 CLEFRUN = os.path.abspath(sys.argv[1])
 SRC = os.path.abspath(sys.argv[2])
-failures = []
-checks = 0
-
-
-def check(name, ok, detail=""):
-    global checks
-    checks += 1
-    if ok:
-        print("ok  ", name)
-    else:
-        failures.append(name)
-        print("FAIL", name)
-        if detail:
-            print("   ", str(detail)[:2000].replace("\n", "\n    "))
-
+check = T.check
 
 tmp = tempfile.mkdtemp(prefix="clefrun-conv.")
-ENV = {k: v for k, v in os.environ.items() if not k.startswith("CLEFRUN_") and not k.startswith("HF_")}
-ENV.update(NO_COLOR="1", LC_ALL="C", HOME=os.path.join(tmp, "home"),
-           XDG_CONFIG_HOME=os.path.join(tmp, "config"), XDG_CACHE_HOME=os.path.join(tmp, "cache"))
-ENV.pop("TERM", None)
+ENV = T.clean_env(os.path.join(tmp, "home"), XDG_CONFIG_HOME=os.path.join(tmp, "config"),
+                  XDG_CACHE_HOME=os.path.join(tmp, "cache"))
 FIX = os.path.join(SRC, "tests", "decide", "fixtures")
 
 
@@ -387,6 +380,82 @@ if blocks and yaml:
         p = subprocess.run(["sh", "-c", c], capture_output=True, text=True, env=e)
         check(f"docs/ci.md runs: {c[:90]}", p.returncode in (0, 3), p.stderr)
 
+
+
+def init_macros():
+    """(file, name, body) of every #define NAME_INIT in include/clefrun and src."""
+    found = []
+    for top in ("include/clefrun", "src"):
+        for dirpath, _, files in os.walk(os.path.join(SRC, top)):
+            for f in sorted(files):
+                if not f.endswith((".h", ".c")):
+                    continue
+                path = os.path.join(dirpath, f)
+                with open(path, encoding="utf-8") as fh:
+                    text = fh.read().replace("\\\n", " ")
+                for m in re.finditer(r"^#define\s+(\w+_INIT)\b(.*)$", text, re.M):
+                    found.append((os.path.relpath(path, SRC), m.group(1), m.group(2).strip()))
+    return found
+
+
+def top_level_items(body):
+    """The comma-separated items inside the outer braces of body, or None."""
+    if not (body.startswith("{") and body.endswith("}")):
+        return None
+    items, depth, cur = [], 0, ""
+    for ch in body[1:-1]:
+        if ch in "({[":
+            depth += 1
+        elif ch in ")}]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            items.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        items.append(cur.strip())
+    return items
+
+
+macros = init_macros()
+check("there are _INIT macros to check", len(macros) >= 8, macros)
+for path, name, body in macros:
+    items = top_level_items(body)
+    check(f"{path}: {name} is a designated initialiser",
+          items is not None and items and all(re.match(r"\.\w+\s*=", it) for it in items), body)
+
+
+GGUF_LAYERS = ["gguf_types.c", "gguf.c", "gguf_meta.c", "gguf_model.c"]
+
+
+def defined_functions(text):
+    """Names of the non-static functions a C file defines (a definition
+    starts at column 0: type, name, parameters; its body opens on the next
+    line)."""
+    return set(re.findall(r"^(?!static\b)[a-z][\w \t*]*?\b(\w+)\([^;{]*\)\n\{", text, re.M))
+
+
+def code_of(text):
+    """text without comments and string literals."""
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    return re.sub(r'"(\\.|[^"\\])*"', '""', text)
+
+
+gguf_src = {}
+for name in GGUF_LAYERS:
+    with open(os.path.join(SRC, "src", "lib", name), encoding="utf-8") as fh:
+        gguf_src[name] = fh.read()
+defs = {name: defined_functions(gguf_src[name]) for name in GGUF_LAYERS}
+check("the GGUF layers define functions", all(defs[n] for n in GGUF_LAYERS), defs)
+for i, lower in enumerate(GGUF_LAYERS):
+    code = code_of(gguf_src[lower])
+    above = {f: hi for hi in GGUF_LAYERS[i + 1:] for f in defs[hi]}
+    used = sorted(f"{f} ({hi})" for f, hi in above.items() if re.search(r"\b%s\(" % f, code))
+    check(f"src/lib/{lower} calls nothing defined above it", not used, used)
+check("src/lib/gguf_types.c does not include gguf_internal.h",
+      "gguf_internal.h" not in code_of(gguf_src["gguf_types.c"]).replace('""', "")
+      and '#include "gguf_internal.h"' not in gguf_src["gguf_types.c"])
+
 shutil.rmtree(tmp, ignore_errors=True)
-print(f"{checks - len(failures)} of {checks} checks passed")
-sys.exit(1 if failures else 0)
+sys.exit(T.summary())

@@ -8,24 +8,17 @@ section for every command and subcommand of `clefrun --help` holding every
 option of that command's --help, so the page says what the binary does. A
 missing groff FAILS the test (Debian: apt-get install groff-base).
 """
+import os
 import re
 import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import clefrun_test as T  # noqa: E402
+
 CLEFRUN, MAN = sys.argv[1:3]
-failures = []
-checks = 0
-
-
-def check(name, ok, detail=""):
-    global checks
-    checks += 1
-    print("ok  " if ok else "FAIL", name)
-    if not ok:
-        failures.append(name)
-        if detail:
-            print("   ", str(detail)[:1500].replace("\n", "\n    "))
+check = T.check
 
 
 def clefrun(*args):
@@ -62,5 +55,4 @@ if groff:
     glob_opts = re.findall(r"^  (?:-h, )?(--[a-z0-9-]+)", clefrun("--help").split("global options:\n")[1], re.M)
     gsec = text.split("\nGLOBAL OPTIONS\n", 1)[-1].split("\nCOMMAND REFERENCE\n", 1)[0]
     check("GLOBAL OPTIONS lists " + " ".join(glob_opts), all(o in gsec for o in glob_opts), gsec[:400])
-print(f"{checks - len(failures)} of {checks} checks passed")
-sys.exit(1 if failures else 0)
+sys.exit(T.summary())

@@ -21,21 +21,15 @@ import shlex
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import clefrun_test as T  # noqa: E402
+
 if len(sys.argv) != 3:
     print(__doc__)
     sys.exit(2)
 CLEFRUN = os.path.abspath(sys.argv[1])
 SRC = os.path.abspath(sys.argv[2])
-failures = []
-
-
-def check(name, ok, detail=""):
-    print(("ok   " if ok else "FAIL ") + name)
-    if not ok:
-        failures.append(name)
-        if detail:
-            print("    " + str(detail)[:3000].replace("\n", "\n    "))
-
+check = T.check
 
 ENV = {k: v for k, v in os.environ.items() if not k.startswith("CLEFRUN_") and not k.startswith("HF_")}
 ENV.update(NO_COLOR="1", LC_ALL="C")
@@ -86,5 +80,4 @@ check("chart --help: --format svg only (as README says)", re.search(r"--format F
 # 4. jargon
 check("README has no internal jargon", re.search(r"seed[- ]page", readme, re.I) is None)
 
-print(f"{len(failures)} failure(s)")
-sys.exit(1 if failures else 0)
+sys.exit(T.summary())

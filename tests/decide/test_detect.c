@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "clefrun/clefrun.h"
+#include "support.h"
 
 #define GIB 1073741824.0
 
@@ -42,15 +43,11 @@ static int teardown(void **state)
 static char *read_fixture(const char *rel)
 {
 	char path[1024];
-	FILE *f;
-	char *b = calloc(1, 65536);
+	char *b;
 
 	snprintf(path, sizeof(path), "%s/%s", DECIDE_FIXTURES, rel);
-	f = fopen(path, "rb");
-	assert_non_null(f);
+	b = ts_slurp(path, NULL);
 	assert_non_null(b);
-	fread(b, 1, 65535, f);
-	fclose(f);
 	return b;
 }
 

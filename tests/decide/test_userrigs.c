@@ -4,7 +4,6 @@
  * catalog-shadowing rule, suggestions, and the atomic write under SIGKILL.
  * Every test works in its own temporary XDG_CONFIG_HOME.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -23,6 +22,7 @@
 #include <cmocka.h>
 
 #include "clefrun/clefrun.h"
+#include "support.h"
 
 typedef struct fixture {
 	char home[256];   /* the temporary XDG_CONFIG_HOME */
@@ -37,9 +37,8 @@ static int setup(void **state)
 
 	if (!f)
 		return -1;
-	snprintf(f->home, sizeof(f->home), "%s/clefrun-userrigs-XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(f->home) || setenv("XDG_CONFIG_HOME", f->home, 1) != 0)
+	if (ts_tmpdir(f->home, sizeof(f->home), "userrigs") ||
+	    setenv("XDG_CONFIG_HOME", f->home, 1) != 0)
 		return -1;
 	if (cr_userrigs_path(getenv("XDG_CONFIG_HOME"), getenv("HOME"), f->path, sizeof(f->path),
 			     &err))
@@ -50,53 +49,15 @@ static int setup(void **state)
 	return 0;
 }
 
-/* Remove the files clefrun may have left (rigs.json, temporaries), then the dirs. */
+/* Remove what clefrun may have left (rigs.json, temporaries) and the dirs. */
 static int teardown(void **state)
 {
 	fixture *f = *state;
-	char dir[600], p[900];
-	struct dirent *de;
-	DIR *d;
+	int rc = ts_rm_tree(f->home);
 
-	snprintf(dir, sizeof(dir), "%s/clefrun", f->home);
-	if ((d = opendir(dir)) != NULL) {
-		while ((de = readdir(d)) != NULL) {
-			if (de->d_name[0] == '.')
-				continue;
-			snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
-			unlink(p);
-		}
-		closedir(d);
-	}
-	rmdir(dir);
-	rmdir(f->home);
 	cr_catalog_free(f->cat);
 	free(f);
-	return 0;
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *fp = fopen(path, "rb");
-	char *b;
-	long n;
-
-	if (!fp)
-		return NULL;
-	fseek(fp, 0, SEEK_END);
-	n = ftell(fp);
-	fseek(fp, 0, SEEK_SET);
-	b = malloc((size_t)n + 1);
-	if (b && fread(b, 1, (size_t)n, fp) != (size_t)n) {
-		free(b);
-		b = NULL;
-	}
-	if (b)
-		b[n] = '\0';
-	fclose(fp);
-	if (len)
-		*len = (size_t)n;
-	return b;
+	return rc;
 }
 
 static void spit(const char *path, const char *text)
@@ -192,7 +153,7 @@ static void test_add_save_load_round_trip(void **state)
 	assert_true(r->devices[1].memory_gib == 128);
 	assert_false(r->reference);
 	/* Byte-stable: what loads serializes to the same text. */
-	text1 = slurp(f->path, NULL);
+	text1 = ts_slurp(f->path, NULL);
 	assert_int_equal(cr_userrigs_serialize(back, &text2, NULL, &err), CR_OK);
 	assert_string_equal(text1, text2);
 	assert_non_null(strstr(text1, "\"schema\":\t\"clefrun.user-rigs/1\""));
@@ -370,7 +331,7 @@ static void test_validation(void **state)
 		assert_int_equal(strncmp(err.message, f->path, strlen(f->path)), 0);
 		if (!strstr(err.message, cases[i].where))
 			fail_msg("case %zu: \"%s\" lacks \"%s\"", i, err.message, cases[i].where);
-		after = slurp(f->path, NULL);
+		after = ts_slurp(f->path, NULL);
 		assert_string_equal(after, cases[i].text);
 		free(after);
 	}
@@ -530,7 +491,7 @@ static void test_atomic_write_under_kill(void **state)
 		assert_int_equal(waitpid(pid, &status, 0), pid);
 		/* Killed by us, not failed on its own. */
 		assert_true(WIFSIGNALED(status));
-		now = slurp(f->path, NULL);
+		now = ts_slurp(f->path, NULL);
 		assert_non_null(now);
 		if (!strcmp(now, ta)) {
 			seen_a++;
@@ -567,13 +528,13 @@ static void test_save_failure_leaves_file(void **state)
 	assert_int_equal(cr_userrigs_new(&a, NULL), CR_OK);
 	assert_int_equal(cr_userrigs_add(a, &r1, f->cat, false, NULL), CR_OK);
 	assert_int_equal(cr_userrigs_save(a, f->path, &err), CR_OK);
-	before = slurp(f->path, NULL);
+	before = ts_slurp(f->path, NULL);
 	/* A parent that is a regular file: mkdir fails for anyone, root included
 	 * (a read-only directory would not stop root). */
 	snprintf(dir, sizeof(dir), "%s/sub/rigs.json", f->path);
 	assert_int_equal(cr_userrigs_save(a, dir, &err), CR_ERR_IO);
 	assert_non_null(strstr(err.message, f->path));
-	after = slurp(f->path, NULL);
+	after = ts_slurp(f->path, NULL);
 	assert_string_equal(before, after);
 	free(before);
 	free(after);

@@ -1,5 +1,5 @@
 /*
- * Harness: the GGUF header reader (gguf.c, gguf_meta.c) and its mapping
+ * Harness: the GGUF header reader (gguf_types.c, gguf.c, gguf_meta.c) and its mapping
  * into a cr_model (gguf_model.c), then the estimator's KV and state sizes
  * of what it mapped. Every getter runs on every key with every type, so a
  * value of the wrong type or size is exercised, not just parsed.

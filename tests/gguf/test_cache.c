@@ -2,7 +2,7 @@
  * The header cache (cache.h): the store on its own (round trip, misses,
  * every kind of broken entry, atomic replacement under a concurrent reader,
  * refused writes), then reads through it against a real HTTP server on
- * 127.0.0.1 (http_server.py over a temporary directory this test may
+ * 127.0.0.1 (tests/support's, over a temporary directory this test may
  * change): miss then hit with no request, revalidation by 304 and by a
  * Hugging Face X-Linked-Etag, an ETag change, offline hits and misses, a
  * broken entry replaced, a server without ETag, repository lists.
@@ -28,12 +28,13 @@
 #include <cmocka.h>
 
 #include "clefrun/clefrun.h"
+#include "support.h"
 
 static char root[256];     /* served files */
 static char cachedir[400]; /* the cache under test, emptied per test */
 static char logpath[400];
 static char base[128];
-static pid_t server;
+static ts_server server;
 
 /* ---- helpers ------------------------------------------------------------------ */
 
@@ -53,7 +54,7 @@ static void run_cmd(const char *fmt, ...)
 
 static void empty_cache(void)
 {
-	run_cmd("rm -rf '%s'", cachedir);
+	assert_int_equal(ts_rm_tree(cachedir), 0);
 }
 
 static cr_cache *open_cache(cr_cache_mode mode, int64_t max_age)
@@ -97,19 +98,9 @@ static size_t count_files(const char *dir, const char *prefix)
 
 static unsigned char *slurp(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
-	unsigned char *b;
-	long n;
+	unsigned char *b = (unsigned char *)ts_slurp(path, len);
 
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	b = malloc((size_t)n + 1);
 	assert_non_null(b);
-	assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	*len = (size_t)n;
 	return b;
 }
 
@@ -135,12 +126,9 @@ static bool contains(const unsigned char *hay, size_t n, const char *needle, siz
 static int setup(void **state)
 {
 	char www[300];
-	int fds[2], port = 0;
-	FILE *f;
 
 	(void)state;
-	snprintf(root, sizeof(root), "/tmp/clefrun-cache-test-XXXXXX");
-	if (!mkdtemp(root))
+	if (ts_tmpdir(root, sizeof(root), "cache-test"))
 		return -1;
 	snprintf(cachedir, sizeof(cachedir), "%s/cache/sub/clefrun", root);
 	snprintf(logpath, sizeof(logpath), "%s/server.log", root);
@@ -155,41 +143,17 @@ static int setup(void **state)
 		if (system(cmd) != 0)
 			return -1;
 	}
-	if (pipe(fds))
+	if (ts_server_start(&server, www, logpath))
 		return -1;
-	server = fork();
-	if (server < 0)
-		return -1;
-	if (server == 0) {
-		dup2(fds[1], 1);
-		close(fds[0]);
-		execl(CLEFRUN_PYTHON, CLEFRUN_PYTHON, CLEFRUN_HTTP_SERVER, "--root", www, "--log", logpath,
-		      (char *)NULL);
-		_exit(127);
-	}
-	close(fds[1]);
-	f = fdopen(fds[0], "r");
-	if (!f || fscanf(f, "PORT %d", &port) != 1) {
-		kill(server, SIGTERM);
-		waitpid(server, NULL, 0);
-		return -1;
-	}
-	fclose(f);
-	snprintf(base, sizeof(base), "http://127.0.0.1:%d", port);
+	snprintf(base, sizeof(base), "%s", server.base);
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	char cmd[700];
-
 	(void)state;
-	if (server > 0) {
-		kill(server, SIGTERM);
-		waitpid(server, NULL, 0);
-	}
-	snprintf(cmd, sizeof(cmd), "chmod -R u+rwx '%s' 2>/dev/null; rm -rf '%s'", root, root);
-	return system(cmd) == 0 ? 0 : -1;
+	ts_server_stop(&server);
+	return ts_rm_tree(root);
 }
 
 static int each(void **state)

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """One HTTP deadline per command (CLEFRUN_HTTP_DEADLINE), end to end against
-the loopback server (http_server.py, /drip/RATE/NAME sends RATE bytes/s).
+the loopback server (tests/support/http_server.py, /drip/RATE/NAME sends
+RATE bytes/s).
 
-  test_deadline.py CLEFRUN FIXTURES_DIR HTTP_SERVER_PY
+  test_deadline.py CLEFRUN FIXTURES_DIR
 
 1. A split model whose two parts each download within the deadline but not
    both: `inspect` of part 1 at 17500 bytes/s (59 616 + 23 488 bytes: 3.4 s,
@@ -25,23 +26,15 @@ import sys
 import tempfile
 import time
 
-CLEFRUN, FIX, SERVER = sys.argv[1:4]
-failures = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import clefrun_test as T  # noqa: E402
 
-
-def check(name, cond, detail=""):
-    if not cond:
-        failures.append(name)
-        print("FAIL %s: %s" % (name, detail))
-    else:
-        print("ok   %s" % name)
+CLEFRUN, FIX = sys.argv[1:3]
+check = T.check
 
 
 def environment(tmp, deadline):
-    e = {k: v for k, v in os.environ.items()
-         if not k.startswith(("CLEFRUN_", "HF_")) and k.lower() not in ("http_proxy", "https_proxy",
-                                                                          "all_proxy", "no_proxy")}
-    e.update(HOME=tmp, XDG_CACHE_HOME=os.path.join(tmp, "cache"), NO_COLOR="1", LC_ALL="C")
+    e = T.clean_env(tmp)
     if deadline is not None:
         e["CLEFRUN_HTTP_DEADLINE"] = deadline
     return e
@@ -83,11 +76,9 @@ def main():
     tmp = tempfile.mkdtemp(prefix="clefrun-deadline.")
     log = os.path.join(tmp, "server.log")
     open(log, "w").close()
-    srv = subprocess.Popen([sys.executable, SERVER, "--root", FIX, "--log", log], stdout=subprocess.PIPE,
-                           text=True)
+    srv = T.LoopbackServer(FIX, log)
     try:
-        port = int(srv.stdout.readline().split()[1])
-        base = "http://127.0.0.1:%d" % port
+        base = srv.base
         part1 = base + "/drip/17500/tiny-split-00001-of-00002.gguf"
         part2 = base + "/drip/17500/tiny-split-00002-of-00002.gguf"
         want = ("clefrun: %s: timed out: the requests of one command may take at most 4 s together "
@@ -125,11 +116,9 @@ def main():
         code, out, err, took = run(tmp, base + "/files/tiny-llama.gguf", "")
         check("CLEFRUN_HTTP_DEADLINE empty: the default", code == 0 and err == "", "exit %d, %r" % (code, err))
     finally:
-        srv.kill()
-        srv.wait()
+        srv.stop()
         shutil.rmtree(tmp, ignore_errors=True)
-    print("%s: %d failures" % (os.path.basename(__file__), len(failures)))
-    return 1 if failures else 0
+    return T.summary()
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 /*
- * Remote reading against a real HTTP server on 127.0.0.1 (http_server.py,
+ * Remote reading against a real HTTP server on 127.0.0.1 (tests/support,
  * started here on an ephemeral port and killed at the end): Range reads,
  * request and byte budgets counted from the server's own log, servers that
  * ignore Range or lie in Content-Range, truncated and slow bodies, HTTP
@@ -23,50 +23,28 @@
 #include <cmocka.h>
 
 #include "clefrun/clefrun.h"
+#include "support.h"
 
-static pid_t server;
+static ts_server server;
 static int port;
 static char logpath[600];
 static char base[128];
 
 static int start_server(void **state)
 {
-	int fds[2];
-	FILE *f;
-
 	(void)state;
 	snprintf(logpath, sizeof(logpath), "%s/server.log", CLEFRUN_SERVED_DIR "/..");
-	if (pipe(fds))
+	if (ts_server_start(&server, CLEFRUN_SERVED_DIR, logpath))
 		return -1;
-	server = fork();
-	if (server < 0)
-		return -1;
-	if (server == 0) {
-		dup2(fds[1], 1);
-		close(fds[0]);
-		execl(CLEFRUN_PYTHON, CLEFRUN_PYTHON, CLEFRUN_HTTP_SERVER, "--root", CLEFRUN_SERVED_DIR,
-		      "--log", logpath, (char *)NULL);
-		_exit(127);
-	}
-	close(fds[1]);
-	f = fdopen(fds[0], "r");
-	if (!f || fscanf(f, "PORT %d", &port) != 1) {
-		kill(server, SIGTERM);
-		waitpid(server, NULL, 0);
-		return -1;
-	}
-	fclose(f);
-	snprintf(base, sizeof(base), "http://127.0.0.1:%d", port);
+	port = server.port;
+	snprintf(base, sizeof(base), "%s", server.base);
 	return 0;
 }
 
 static int stop_server(void **state)
 {
 	(void)state;
-	if (server > 0) {
-		kill(server, SIGTERM);
-		waitpid(server, NULL, 0);
-	}
+	ts_server_stop(&server);
 	return 0;
 }
 

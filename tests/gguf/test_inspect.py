@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """`clefrun inspect` end to end: local fixtures, then a real loopback HTTP
-server (http_server.py) with a Hugging Face-shaped repository and hostile
+server (tests/support/http_server.py) with a Hugging Face-shaped repository and hostile
 files. Checks stdout (JSON fields), stderr (exact messages) and exit codes.
 
 The fault list of issue 3 (200 instead of 206, a truncated body, a wrong
@@ -10,7 +10,7 @@ proxies from the environment, and the header cache (hits without a request,
 revalidation, --offline, --no-cache, a broken entry reported and replaced).
 Every run gets its own XDG_CACHE_HOME, so no test sees another's cache.
 
-  test_inspect.py CLEFRUN FIXTURES_DIR HTTP_SERVER_PY
+  test_inspect.py CLEFRUN FIXTURES_DIR
 """
 import json
 import re
@@ -21,21 +21,18 @@ import subprocess
 import sys
 import tempfile
 
-CLEFRUN, FIX, SERVER = sys.argv[1:4]
-failures = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import clefrun_test as T  # noqa: E402
+
+CLEFRUN, FIX = sys.argv[1:3]
+check = T.check
 CACHE_HOME = tempfile.mkdtemp(prefix="clefrun-inspect-cache-")
 CACHE = os.path.join(CACHE_HOME, "clefrun")
 
 
 def environment(env=None):
-    e = dict(os.environ)
-    for k in ("HF_TOKEN", "HF_ENDPOINT", "HF_HOME", "HF_TOKEN_PATH", "http_proxy", "https_proxy",
-              "HTTPS_PROXY", "ALL_PROXY", "all_proxy", "no_proxy", "NO_PROXY"):
-        e.pop(k, None)
-    e["HOME"] = tempfile.gettempdir()
-    e["XDG_CACHE_HOME"] = CACHE_HOME
-    e.update(env or {})
-    return e
+    # One cache for the runs of a test (CACHE_HOME), emptied by clear_cache().
+    return T.clean_env(CACHE_HOME, XDG_CACHE_HOME=CACHE_HOME, **(env or {}))
 
 
 def run(*args, env=None, command="inspect"):
@@ -50,14 +47,6 @@ def clear_cache():
 
 def cache_files():
     return sorted(os.listdir(CACHE)) if os.path.isdir(CACHE) else []
-
-
-def check(name, cond, detail=""):
-    if not cond:
-        failures.append(f"{name}: {detail}")
-        print(f"FAIL {name}: {detail}")
-    else:
-        print(f"ok   {name}")
 
 
 def fixture(name):
@@ -145,11 +134,9 @@ try:
     open(os.path.join(root, "magic.gguf"), "wb").write(bad)
     open(os.path.join(root, "page.gguf"), "wb").write(b"<!DOCTYPE html><html>" + b" " * 100)
     log = os.path.join(root, "log.jsonl")
-    srv = subprocess.Popen([sys.executable, SERVER, "--root", root, "--log", log],
-                           stdout=subprocess.PIPE, text=True)
+    srv = T.LoopbackServer(root, log)
     try:
-        port = int(srv.stdout.readline().split()[1])
-        base = f"http://127.0.0.1:{port}"
+        port, base = srv.port, srv.base
         hf = {"HF_ENDPOINT": base}
 
         def log_lines():
@@ -375,8 +362,7 @@ try:
         check("slow drip times out", rc_slow == 1 and err ==
               f"clefrun: {base}/slow/tiny-llama.gguf: timed out (less than 1024 bytes/s for 20 s)\n", err)
     finally:
-        srv.terminate()
-        srv.wait(timeout=10)
+        srv.stop()
 finally:
     shutil.rmtree(root, ignore_errors=True)
 
@@ -435,11 +421,9 @@ try:
     # paths with C0 controls are dropped from a listing (hf.c safe_path).
     shutil.copy(fixture("tiny-llama.gguf"), os.path.join(root.encode(), b"bad-\xff\xfe-Q4_0.gguf"))
     shutil.copy(fixture("tiny-llama.gguf"), os.path.join(root, "c1-\x9b2J-Q8_0.gguf"))
-    srv = subprocess.Popen([sys.executable, SERVER, "--root", root, "--log", os.path.join(root, "log")],
-                           stdout=subprocess.PIPE, text=True)
+    srv = T.LoopbackServer(root, os.path.join(root, "log"))
     try:
-        port = int(srv.stdout.readline().split()[1])
-        base = f"http://127.0.0.1:{port}"
+        port, base = srv.port, srv.base
         hf = {"HF_ENDPOINT": base}
         for fmt in ("table", "json", "csv", "markdown"):
             rc, out, err = run_bytes("inspect", "hf:test/strangers", "--no-cache", "--format", fmt, env=hf)
@@ -490,11 +474,9 @@ try:
         rc, out, err = run_bytes("inspect", url, "--offline")
         check("credentials: the entry serves the URL again", rc == 0, err)
     finally:
-        srv.terminate()
-        srv.wait(timeout=10)
+        srv.stop()
 finally:
     shutil.rmtree(root, ignore_errors=True)
     shutil.rmtree(CACHE_HOME, ignore_errors=True)
 
-print(f"{len(failures)} failed" if failures else "all passed")
-sys.exit(1 if failures else 0)
+sys.exit(T.summary())

@@ -27,16 +27,11 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import clefrun_test as T  # noqa: E402
+
 KiB = 1024
-failures = []
-
-
-def check(name, cond, detail=""):
-    if not cond:
-        failures.append(f"{name}: {detail}")
-        print(f"FAIL {name}: {detail}")
-    else:
-        print(f"ok   {name}")
+check = T.check
 
 
 def find_nginx(given=None):
@@ -158,11 +153,6 @@ class Nginx:
         return out
 
 
-def gguf_write(writer, out, *args):
-    subprocess.run([sys.executable, writer, *args, "-o", out], check=True,
-                   stdout=subprocess.DEVNULL)
-
-
 def tree(files_dir):
     out = []
     for root, _, files in os.walk(files_dir):
@@ -195,12 +185,12 @@ def main():
         os.makedirs(llama)
         os.makedirs(big)
         for quant, typ in (("Q4_K_M", "Q4_K"), ("Q8_0", "Q8_0")):
-            gguf_write(writer, os.path.join(llama, f"Llama-3.1-8B-{quant}.gguf"), "--preset", "llama-3.1-8b",
-                       "--type", typ, "--sparse")
-        gguf_write(writer, os.path.join(llama, "Llama-3.1-8B-F16.gguf"), "--preset", "llama-3.1-8b", "--type", "F16",
-                   "--sparse", "--split", "2")
-        gguf_write(writer, os.path.join(big, "Deci-Q8_0.gguf"), "--preset", "deci-kvarr", "--vocab", "24000",
-                   "--vocab-tokens", "--sparse")
+            T.gguf_write(os.path.join(llama, f"Llama-3.1-8B-{quant}.gguf"), "--preset", "llama-3.1-8b",
+                         "--type", typ, "--sparse", writer=writer)
+        T.gguf_write(os.path.join(llama, "Llama-3.1-8B-F16.gguf"), "--preset", "llama-3.1-8b", "--type", "F16",
+                     "--sparse", "--split", "2", writer=writer)
+        T.gguf_write(os.path.join(big, "Deci-Q8_0.gguf"), "--preset", "deci-kvarr", "--vocab", "24000",
+                     "--vocab-tokens", "--sparse", writer=writer)
         for repo, d in (("test/llama", llama), ("test/big", big)):
             t = os.path.join(www, "api", "models", repo, "tree")
             os.makedirs(t)
@@ -369,8 +359,7 @@ def main():
             ng.stop()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"{len(failures)} failed" if failures else "all passed")
-    return 1 if failures else 0
+    return T.summary()
 
 
 if __name__ == "__main__":

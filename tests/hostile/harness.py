@@ -1,10 +1,15 @@
 """What the hostile-input scripts share: a failure list and a clean environment for clefrun.
 
-check(cond, what) records and prints a failure; env_for(tmp) is the caller's environment without any
-CLEFRUN_* or HF_* variable, with HOME and the XDG config and cache directories inside tmp, NO_COLOR and
-the C locale (so that no saved rig, cache or token of the machine running the tests is seen).
+check(cond, what) records and prints a failure (the message says what went wrong); env_for(tmp) is
+tests/support's clean environment (clefrun_test.clean_env: no CLEFRUN_*, HF_*, XDG_* or proxy
+variable, HOME and the XDG config and cache directories inside tmp, NO_COLOR and the C locale), so that
+no saved rig, cache or token of the machine running the tests is seen.
 """
 import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import clefrun_test  # noqa: E402
 
 failures = []
 
@@ -16,7 +21,4 @@ def check(cond, what):
 
 
 def env_for(tmp):
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLEFRUN_", "HF_"))}
-    env.update(HOME=tmp, XDG_CONFIG_HOME=os.path.join(tmp, "config"),
-               XDG_CACHE_HOME=os.path.join(tmp, "cache"), NO_COLOR="1", LC_ALL="C")
-    return env
+    return clefrun_test.clean_env(tmp)

@@ -38,6 +38,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import clefrun_test  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 EXPECTED = os.path.join(HERE, "cli.expected.json")
@@ -126,14 +129,10 @@ def options(binary, command):
 
 
 def clean_env(tmp):
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("CLEFRUN_", "HF_", "XDG_")) and k not in ("NO_COLOR", "TERM")}
-    env.update(HOME=tmp, XDG_CONFIG_HOME=os.path.join(tmp, "config"),
-               XDG_CACHE_HOME=os.path.join(tmp, "cache"), NO_COLOR="1", LC_ALL="C",
-               HF_ENDPOINT="http://127.0.0.1:9",  # nothing listens: never the real hub
-               # --rig local reads this fixture machine, not the one running the tests
-               CLEFRUN_DETECT_ROOT=os.path.join(ROOT, "tests", "decide", "fixtures", "cpu"))
-    return env
+    return clefrun_test.clean_env(
+        tmp, HF_ENDPOINT="http://127.0.0.1:9",  # nothing listens: never the real hub
+        # --rig local reads this fixture machine, not the one running the tests
+        CLEFRUN_DETECT_ROOT=os.path.join(ROOT, "tests", "decide", "fixtures", "cpu"))
 
 
 # Short forms in BASE of the options --help lists by their long name.

@@ -33,48 +33,20 @@
 #include <unistd.h>
 
 #include "clefrun/clefrun.h"
+#include "support.h"
 
 static char tmpdir[256];
 
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "%s/clefrun-crash-XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-/* rm -rf, without a shell. */
-static int rm_tree(const char *path)
-{
-	struct stat st;
-	DIR *d;
-	struct dirent *de;
-	int rc = 0;
-
-	if (lstat(path, &st) != 0)
-		return errno == ENOENT ? 0 : -1;
-	if (!S_ISDIR(st.st_mode))
-		return unlink(path);
-	if (!(d = opendir(path)))
-		return -1;
-	while ((de = readdir(d))) {
-		char sub[1024];
-
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
-		if (rm_tree(sub) != 0)
-			rc = -1;
-	}
-	closedir(d);
-	return rmdir(path) == 0 ? rc : -1;
+	return ts_tmpdir(tmpdir, sizeof(tmpdir), "crash");
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	return rm_tree(tmpdir);
+	return ts_rm_tree(tmpdir);
 }
 
 static unsigned long lcg(unsigned long *s)

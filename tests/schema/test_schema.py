@@ -39,6 +39,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import clefrun_test as T  # noqa: E402
+
 try:
     import jsonschema
 except ImportError:
@@ -52,21 +55,7 @@ if len(sys.argv) != 3:
 CLEFRUN = os.path.abspath(sys.argv[1])
 SRC = os.path.abspath(sys.argv[2])
 SCHEMA_DIR = os.path.join(SRC, "docs", "schema")
-failures = []
-checks = 0
-
-
-def check(name, ok, detail=""):
-    global checks
-    checks += 1
-    if ok:
-        print("ok  ", name)
-    else:
-        failures.append(name)
-        print("FAIL", name)
-        if detail:
-            print("   ", str(detail)[:2000].replace("\n", "\n    "))
-
+check = T.check
 
 # ---- the schemas ----------------------------------------------------------------
 V = jsonschema.Draft202012Validator
@@ -391,23 +380,19 @@ for label, args, key in (("check", ["check", "--model", "clef-flash", "--rig", "
     check(f"{label}: CSV unit columns are JSON field names", not stray, stray)
 
 # ---- a Hugging Face repository and file, from the loopback server -------------------------
-SERVER = os.path.join(SRC, "tests", "gguf", "http_server.py")
 served = os.path.join(tmp, "served")
 os.makedirs(served)
 shutil.copy(gguf["tiny-llama"], os.path.join(served, "tiny-Q4_K_M.gguf"))
 shutil.copy(gguf["tiny-llama"], os.path.join(served, "tiny-F16.gguf"))
-srv = subprocess.Popen([sys.executable, SERVER, "--root", served, "--log", os.path.join(tmp, "server.log")],
-                       stdout=subprocess.PIPE, text=True)
+srv = T.LoopbackServer(served, os.path.join(tmp, "server.log"))
 try:
-    port = int(srv.stdout.readline().split()[1])
-    hf = {"HF_ENDPOINT": f"http://127.0.0.1:{port}"}
+    hf = {"HF_ENDPOINT": srv.base}
     run_json("inspect hf:OWNER/REPO (file list)", ["inspect", "hf:test/tiny"], I, env=hf)
     run_json("inspect hf:OWNER/REPO:QUANT (remote header)", ["inspect", "hf:test/tiny:Q4_K_M"], I, env=hf)
     run_json("check hf:OWNER/REPO (a row per file)", ["check", "--model", "hf:test/tiny", "--rig", "rtx4090"], C,
              env=hf)
 finally:
-    srv.kill()
-    srv.wait()
+    srv.stop()
 
 # ---- data files ------------------------------------------------------------------------
 KIND = {"models.json": "models.schema.json", "quants.json": "quants.schema.json", "rigs.json": "rigs.schema.json"}
@@ -490,5 +475,4 @@ for name in sorted(schemas):
         check(f"{name} was checked against a real document", name in used)
 
 shutil.rmtree(tmp, ignore_errors=True)
-print(f"{checks - len(failures)} of {checks} checks passed")
-sys.exit(1 if failures else 0)
+sys.exit(T.summary())

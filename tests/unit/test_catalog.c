@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "clefrun/catalog.h"
+#include "support.h"
 
 #define FIXTURE_DIR CLEFRUN_FIXTURES "/catalog"
 
@@ -1190,13 +1191,13 @@ static void remove_file(const char *dir, const char *name)
 /* A 17 MiB models.json on disk, then one that is a directory. */
 static void test_dir_too_large_and_unreadable(void **state)
 {
-	char dir[] = "/tmp/clefrun-test-catalog-XXXXXX";
+	char dir[256];
 	char want[640], sub[600];
 	cr_catalog *cat = NULL;
 	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
+	assert_int_equal(ts_tmpdir(dir, sizeof(dir), "test-catalog"), 0);
 	write_file(dir, "models.json", base_docs[F_MODELS], BIG_FILE_BYTES);
 	write_file(dir, "quants.json", base_docs[F_QUANTS], 0);
 	write_file(dir, "rigs.json", base_docs[F_RIGS], 0);

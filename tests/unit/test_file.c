@@ -8,6 +8,10 @@
  * link is replaced, or written through with CR_FILE_FOLLOW_LINK (a dangling
  * one refused); a FIFO or character device is refused, or written directly
  * with CR_FILE_STREAM; a directory, a socket are refused.
+ * cr_file_read (util.h): a file comes back byte for byte at every size up to
+ * twice its cap (the caller refuses above the cap with the exact size);
+ * from twice the cap on it is refused after reading that much; a missing
+ * file, a directory, a FIFO and an endless device are refused by name.
  */
 /* mknod(2) is XSI: the build's _POSIX_C_SOURCE alone does not declare it. */
 #define _XOPEN_SOURCE 700
@@ -27,9 +31,12 @@
 #include <unistd.h>
 
 #include "clefrun/file.h"
+#include "support.h"
+#include "util.h"
 
 static char dir[64];
 
+/* Under /tmp whatever TMPDIR says: a socket's path must fit sun_path. */
 static int setup(void **state)
 {
 	(void)state;
@@ -39,11 +46,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return ts_rm_tree(dir);
 }
 
 static void touch(const char *name, time_t age_s)
@@ -380,6 +384,109 @@ static void test_refused_kinds(void **state)
 	close(fd);
 }
 
+/* Write n bytes of a pattern to name; its path into p. */
+static void put_bytes(char *p, size_t cap, const char *name, size_t n)
+{
+	FILE *f;
+
+	in_dir(p, cap, name);
+	f = fopen(p, "wb");
+	assert_non_null(f);
+	for (size_t i = 0; i < n; i++)
+		assert_int_not_equal(fputc((int)('a' + i % 26), f), EOF);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* Sizes around the first buffer (16 KiB), the cap and twice the cap. */
+static void test_read_sizes(void **state)
+{
+	static const struct {
+		size_t bytes, max;
+		int want_rc;
+	} rows[] = {
+		{ 0, 100, CR_OK },
+		{ 1, 100, CR_OK },
+		{ 100, 100, CR_OK },
+		{ 101, 100, CR_OK },     /* over the cap: returned, the caller says how much */
+		{ 199, 100, CR_OK },
+		{ 200, 100, CR_ERR_INVALID }, /* twice the cap: refused */
+		{ 5000, 100, CR_ERR_INVALID },
+		{ 16383, 1u << 20, CR_OK },
+		{ 16384, 1u << 20, CR_OK },
+		{ 16385, 1u << 20, CR_OK },
+		{ 70000, 1u << 20, CR_OK },
+		{ 32768, 16384, CR_ERR_INVALID },
+		{ 32767, 16384, CR_OK },
+	};
+
+	(void)state;
+	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+		cr_error err = CR_ERROR_INIT;
+		char p[256], want[400], row[64];
+		char *buf = (char *)1;
+		size_t len = 7;
+		bool missing = true;
+		int rc;
+
+		snprintf(row, sizeof(row), "%zu bytes, max %zu", rows[r].bytes, rows[r].max);
+		put_bytes(p, sizeof(p), "f", rows[r].bytes);
+		rc = cr_file_read(p, rows[r].max, &buf, &len, &missing, &err);
+		if (rc != rows[r].want_rc)
+			fail_msg("%s: rc %d, want %d (%s)", row, rc, rows[r].want_rc, err.message);
+		assert_false(missing);
+		if (rc == CR_OK) {
+			assert_non_null(buf);
+			assert_int_equal(len, rows[r].bytes);
+			for (size_t i = 0; i < len; i++)
+				if (buf[i] != (char)('a' + i % 26))
+					fail_msg("%s: byte %zu differs", row, i);
+			free(buf);
+		} else {
+			assert_null(buf);
+			assert_int_equal(len, 0);
+			snprintf(want, sizeof(want), "%s: file too large (more than %zu bytes)", p,
+				 rows[r].max);
+			assert_string_equal(err.message, want);
+		}
+	}
+}
+
+/* What is not a regular file, and a file that is not there. */
+static void test_read_refused(void **state)
+{
+	cr_error err = CR_ERROR_INIT;
+	char p[256], want[400];
+	char *buf = NULL;
+	size_t len = 0;
+	bool missing = false;
+
+	(void)state;
+	in_dir(p, sizeof(p), "absent");
+	assert_int_equal(cr_file_read(p, 100, &buf, &len, &missing, &err), CR_OK);
+	assert_true(missing);
+	assert_null(buf);
+	assert_int_equal(cr_file_read(p, 100, &buf, &len, NULL, &err), CR_ERR_IO);
+	snprintf(want, sizeof(want), "%s: No such file or directory", p);
+	assert_string_equal(err.message, want);
+
+	in_dir(p, sizeof(p), "sub");
+	assert_int_equal(mkdir(p, 0700), 0);
+	assert_int_equal(cr_file_read(p, 100, &buf, &len, &missing, &err), CR_ERR_IO);
+	assert_false(missing);
+	snprintf(want, sizeof(want), "%s: is a directory", p);
+	assert_string_equal(err.message, want);
+
+	in_dir(p, sizeof(p), "fifo");
+	assert_int_equal(mkfifo(p, 0600), 0);
+	assert_int_equal(cr_file_read(p, 100, &buf, &len, &missing, &err), CR_ERR_IO);
+	snprintf(want, sizeof(want), "%s: not a regular file", p);
+	assert_string_equal(err.message, want);
+
+	assert_int_equal(cr_file_read("/dev/zero", 100, &buf, &len, &missing, &err), CR_ERR_IO);
+	assert_string_equal(err.message, "/dev/zero: not a regular file");
+	assert_null(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -392,6 +499,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fifo, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_char_device, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refused_kinds, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_sizes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_refused, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

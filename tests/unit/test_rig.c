@@ -10,6 +10,11 @@
  * contradictory kind/backend, syntax, length). cr_rig_memory_bytes and
  * cr_rig_aggregate_bandwidth_gbs are checked on the reference rigs of the
  * shipped catalog and on specs.
+ * The bounds of a rig's figures (rig.h CR_RIG_*) hold the same for the three
+ * ways a rig is written: a "custom:" spec, a saved-rigs file (the rigs.json
+ * format) and `rig add`'s figures accept and refuse the same values at each
+ * bound, each naming its place (the spec's key, the JSON path, the figure),
+ * and docs/schema/common.schema.json states the same bounds.
  */
 #include "unit.h"
 
@@ -19,6 +24,9 @@
 
 #include "clefrun/catalog.h"
 #include "clefrun/rig.h"
+#include "clefrun/userrigs.h"
+
+#include <cjson/cJSON.h>
 
 #define GIB 1073741824ull
 
@@ -254,8 +262,8 @@ static const error_row error_rows[] = {
 	  "rig spec \"custom:mem_gb=24,bw_gbs=1008,ram_gb=64\": ram_gb and ram_bw_gbs go together" },
 	{ "custom:mem_gb=24,bw_gbs=1008,ram_bw_gbs=89.6", CR_ERR_INVALID,
 	  "rig spec \"custom:mem_gb=24,bw_gbs=1008,ram_bw_gbs=89.6\": ram_gb and ram_bw_gbs go together" },
-	{ "custom:mem_gb=24,bw_gbs=1008,ram_gb=64,ram_bw_gbs=2e5", CR_ERR_INVALID,
-	  "rig spec \"custom:mem_gb=24,bw_gbs=1008,ram_gb=64,ram_bw_gbs=2e5\": ram_bw_gbs: 200000 is out of range (0.001 to 100000)" },
+	{ "custom:mem_gb=24,bw_gbs=1008,ram_gb=64,ram_bw_gbs=2e6", CR_ERR_INVALID,
+	  "rig spec \"custom:mem_gb=24,bw_gbs=1008,ram_gb=64,ram_bw_gbs=2e6\": ram_bw_gbs: 2e+06 is out of range (0.001 to 1e+06)" },
 	{ "custom:mem_gb=64,bw_gbs=89.6,backend=cpu,ram_gb=64,ram_bw_gbs=89.6", CR_ERR_INVALID,
 	  "rig spec \"custom:mem_gb=64,bw_gbs=89.6,backend=cpu,ram_gb=64,ram_bw_gbs=89.6\": ram_gb adds system RAM to GPUs; this rig is system RAM already" },
 };
@@ -412,6 +420,219 @@ static void test_sums_empty(void **state)
 	assert_true(cr_rig_aggregate_bandwidth_gbs(&r) == 0.0);
 }
 
+/* ---- one set of bounds ------------------------------------------------------ */
+
+typedef struct bound_row {
+	const char *spec_key;  /* key of a spec and name of rig add's figure */
+	const char *json_key;  /* field of a devices[] group of rigs.json */
+	unsigned group;        /* 0: the device; 1: the system-RAM group beside it */
+	const char *spec_val;  /* written into the spec (and read into the figures) */
+	const char *json_val;  /* written into the saved-rigs file */
+	bool ok;
+} bound_row;
+
+/* At each bound and just past it. usable_gb is GiB of a 100 GiB device,
+ * usable_fraction its share. */
+static const bound_row bound_rows[] = {
+	{ "devices", "count", 0, "1", "1", true },
+	{ "devices", "count", 0, "0", "0", false },
+	{ "devices", "count", 0, "64", "64", true },
+	{ "devices", "count", 0, "65", "65", false },
+	{ "mem_gb", "memory_gib", 0, "0.001", "0.001", true },
+	{ "mem_gb", "memory_gib", 0, "0.0009", "0.0009", false },
+	{ "mem_gb", "memory_gib", 0, "65536", "65536", true },
+	{ "mem_gb", "memory_gib", 0, "65536.5", "65536.5", false },
+	{ "bw_gbs", "bandwidth_gbs", 0, "0.001", "0.001", true },
+	{ "bw_gbs", "bandwidth_gbs", 0, "0.0009", "0.0009", false },
+	{ "bw_gbs", "bandwidth_gbs", 0, "1000000", "1000000", true },
+	{ "bw_gbs", "bandwidth_gbs", 0, "1000001", "1000001", false },
+	{ "tflops", "fp16_tflops", 0, "0", "0", true },
+	{ "tflops", "fp16_tflops", 0, "-0.001", "-0.001", false },
+	{ "tflops", "fp16_tflops", 0, "1000000", "1000000", true },
+	{ "tflops", "fp16_tflops", 0, "1000001", "1000001", false },
+	{ "usable_gb", "usable_fraction", 0, "1", "0.01", true },
+	{ "usable_gb", "usable_fraction", 0, "0.99", "0.0099", false },
+	{ "usable_gb", "usable_fraction", 0, "100", "1", true },
+	{ "usable_gb", "usable_fraction", 0, "100.5", "1.005", false },
+	{ "ram_gb", "memory_gib", 1, "0.001", "0.001", true },
+	{ "ram_gb", "memory_gib", 1, "0.0009", "0.0009", false },
+	{ "ram_gb", "memory_gib", 1, "65536", "65536", true },
+	{ "ram_gb", "memory_gib", 1, "65536.5", "65536.5", false },
+	{ "ram_bw_gbs", "bandwidth_gbs", 1, "0.001", "0.001", true },
+	{ "ram_bw_gbs", "bandwidth_gbs", 1, "0.0009", "0.0009", false },
+	/* A spec used to stop system RAM at 10^5 GB/s, the saved rigs at 10^6. */
+	{ "ram_bw_gbs", "bandwidth_gbs", 1, "200000", "200000", true },
+	{ "ram_bw_gbs", "bandwidth_gbs", 1, "1000000", "1000000", true },
+	{ "ram_bw_gbs", "bandwidth_gbs", 1, "1000001", "1000001", false },
+};
+
+/* The figure named key of a row: its value, else the base rig's. */
+static const char *fig(const bound_row *r, const char *key, const char *base)
+{
+	return strcmp(r->spec_key, key) == 0 ? r->spec_val : base;
+}
+
+static const char *jfig(const bound_row *r, unsigned group, const char *key, const char *base)
+{
+	return r->group == group && strcmp(r->json_key, key) == 0 ? r->json_val : base;
+}
+
+static bool has_ram(const bound_row *r)
+{
+	return strncmp(r->spec_key, "ram_", 4) == 0;
+}
+
+static void spec_of(const bound_row *r, char *buf, size_t cap)
+{
+	int n = snprintf(buf, cap, "custom:mem_gb=%s,bw_gbs=%s,devices=%s,tflops=%s",
+			 fig(r, "mem_gb", "100"), fig(r, "bw_gbs", "1008"), fig(r, "devices", "1"),
+			 fig(r, "tflops", "0"));
+
+	assert_true(n > 0 && (size_t)n < cap);
+	if (strcmp(r->spec_key, "usable_gb") == 0)
+		n += snprintf(buf + n, cap - (size_t)n, ",usable_gb=%s", r->spec_val);
+	if (has_ram(r))
+		n += snprintf(buf + n, cap - (size_t)n, ",ram_gb=%s,ram_bw_gbs=%s",
+			      fig(r, "ram_gb", "64"), fig(r, "ram_bw_gbs", "89.6"));
+	assert_true((size_t)n < cap);
+}
+
+static void json_of(const bound_row *r, char *buf, size_t cap)
+{
+	char usable[64] = "", ram[256] = "";
+	int n;
+
+	if (strcmp(r->json_key, "usable_fraction") == 0)
+		snprintf(usable, sizeof(usable), ",\"usable_fraction\":%s", r->json_val);
+	if (has_ram(r))
+		snprintf(ram, sizeof(ram),
+			 ",{\"name\":\"System RAM\",\"count\":1,\"memory_gib\":%s,\"bandwidth_gbs\":%s,"
+			 "\"fp16_tflops\":0,\"backend\":\"cpu\",\"kind\":\"system\"}",
+			 jfig(r, 1, "memory_gib", "64"), jfig(r, 1, "bandwidth_gbs", "89.6"));
+	n = snprintf(buf, cap,
+		     "{\"schema\":\"" CR_USERRIGS_SCHEMA "\",\"rigs\":[{\"id\":\"box\",\"name\":\"Box\","
+		     "\"reference\":false,\"status\":\"released\",\"devices\":[{\"name\":\"GPU\","
+		     "\"count\":%s,\"memory_gib\":%s,\"bandwidth_gbs\":%s,\"fp16_tflops\":%s,"
+		     "\"backend\":\"cuda\",\"kind\":\"discrete\"%s}%s],\"sources\":[\"test\"]}]}",
+		     jfig(r, 0, "count", "1"), jfig(r, 0, "memory_gib", "100"),
+		     jfig(r, 0, "bandwidth_gbs", "1008"), jfig(r, 0, "fp16_tflops", "0"), usable, ram);
+	assert_true(n > 0 && (size_t)n < cap);
+}
+
+static double num(const char *s)
+{
+	return strtod(s, NULL);
+}
+
+static void figures_of(const bound_row *r, cr_rig_figures *f)
+{
+	*f = (cr_rig_figures)CR_RIG_FIGURES_INIT;
+	f->id = "box";
+	f->mem_gib = num(fig(r, "mem_gb", "100"));
+	f->bw_gbs = num(fig(r, "bw_gbs", "1008"));
+	/* devices is unsigned: a -1 would wrap, 0 and 65 do not. */
+	f->devices = (uint32_t)num(fig(r, "devices", "1"));
+	f->tflops = num(fig(r, "tflops", "0"));
+	if (strcmp(r->spec_key, "usable_gb") == 0)
+		f->usable_gib = num(r->spec_val);
+	if (has_ram(r)) {
+		f->ram_gib = num(fig(r, "ram_gb", "64"));
+		f->ram_bw_gbs = num(fig(r, "ram_bw_gbs", "89.6"));
+	}
+}
+
+static void test_bounds_agree(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(bound_rows) / sizeof(bound_rows[0]); i++) {
+		const bound_row *r = &bound_rows[i];
+		char spec[256], json[1024], row[128], place[320];
+		cr_error err = CR_ERROR_INIT;
+		cr_user_rigs *set = NULL;
+		cr_rig_figures f;
+		cr_rig rig;
+		int rc;
+
+		snprintf(row, sizeof(row), "%s=%s / devices[%u].%s=%s", r->spec_key, r->spec_val,
+			 r->group, r->json_key, r->json_val);
+
+		spec_of(r, spec, sizeof(spec));
+		rc = cr_rig_parse_spec(spec, &rig, &err);
+		if ((rc == CR_OK) != r->ok)
+			fail_msg("%s: spec %s: rc %d (%s)", row, spec, rc, err.message);
+		snprintf(place, sizeof(place), "rig spec \"%s\": %s", spec, r->spec_key);
+		if (!r->ok && strncmp(err.message, place, strlen(place)) != 0)
+			fail_msg("%s: the spec's message does not name the key: %s", row, err.message);
+
+		json_of(r, json, sizeof(json));
+		rc = cr_userrigs_load_buffer(json, strlen(json), "rigs.json", NULL, &set, &err);
+		if ((rc == CR_OK) != r->ok)
+			fail_msg("%s: saved rigs: rc %d (%s)", row, rc, err.message);
+		snprintf(place, sizeof(place), "rigs.json: rigs[0].devices[%u].%s: ", r->group,
+			 r->json_key);
+		if (!r->ok && strncmp(err.message, place, strlen(place)) != 0)
+			fail_msg("%s: the file's message does not name the path: %s", row, err.message);
+		if (r->ok)
+			assert_int_equal(cr_userrigs_count(set), 1);
+		cr_userrigs_free(set);
+
+		figures_of(r, &f);
+		rc = cr_userrigs_build(&f, &rig, &err);
+		if ((rc == CR_OK) != r->ok)
+			fail_msg("%s: rig add: rc %d (%s)", row, rc, err.message);
+		if (!r->ok && strncmp(err.message, r->spec_key, strlen(r->spec_key)) != 0)
+			fail_msg("%s: rig add's message does not name the figure: %s", row, err.message);
+	}
+}
+
+/* docs/schema/common.schema.json, the format's documentation, has the same
+ * bounds for a device group. */
+static void test_bounds_in_schema(void **state)
+{
+	static const struct {
+		const char *key;
+		double lo, hi;
+	} want[] = {
+		{ "count", 1, CR_RIG_DEVICES_MAX },
+		{ "memory_gib", CR_RIG_MEMORY_GIB_MIN, CR_RIG_MEMORY_GIB_MAX },
+		{ "bandwidth_gbs", CR_RIG_BANDWIDTH_GBS_MIN, CR_RIG_BANDWIDTH_GBS_MAX },
+		{ "fp16_tflops", 0, CR_RIG_TFLOPS_MAX },
+		{ "usable_fraction", CR_RIG_USABLE_FRACTION_MIN, 1 },
+	};
+	FILE *fp = fopen(CLEFRUN_DATA_DIR "/../docs/schema/common.schema.json", "rb");
+	char *text = malloc(1 << 16);
+	const cJSON *props;
+	cJSON *doc;
+	size_t n;
+
+	(void)state;
+	assert_non_null(fp);
+	assert_non_null(text);
+	n = fread(text, 1, (1 << 16) - 1, fp);
+	fclose(fp);
+	assert_true(n > 0 && n < (1 << 16) - 1);
+	text[n] = '\0';
+	doc = cJSON_Parse(text);
+	assert_non_null(doc);
+	props = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "$defs"),
+						 "device"),
+		"properties");
+	assert_non_null(props);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const cJSON *p = cJSON_GetObjectItemCaseSensitive(props, want[i].key);
+		const cJSON *lo = cJSON_GetObjectItemCaseSensitive(p, "minimum");
+		const cJSON *hi = cJSON_GetObjectItemCaseSensitive(p, "maximum");
+
+		if (!cJSON_IsNumber(lo) || !cJSON_IsNumber(hi) || lo->valuedouble != want[i].lo ||
+		    hi->valuedouble != want[i].hi)
+			fail_msg("schema device.%s: minimum/maximum differ from rig.h (%g to %g)",
+				 want[i].key, want[i].lo, want[i].hi);
+	}
+	cJSON_Delete(doc);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -423,6 +644,8 @@ int main(void)
 		cmocka_unit_test(test_parse_length),
 		cmocka_unit_test(test_sums),
 		cmocka_unit_test(test_sums_empty),
+		cmocka_unit_test(test_bounds_agree),
+		cmocka_unit_test(test_bounds_in_schema),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
