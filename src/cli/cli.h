@@ -120,7 +120,7 @@ void cli_print_specs(FILE *f, const cli_opt_spec *specs);
 void cli_print_global_specs(FILE *f);
 
 /* The words of the enum options several commands share (their library
- * parsers accept exactly these; tests/unit/test_args.c checks it). */
+ * parsers accept exactly these; tests/cli/test_args.c checks it). */
 extern const cli_enum_name cli_kv_type_names[];
 extern const cli_enum_name cli_flash_attn_names[];
 extern const cli_enum_name cli_workload_names[];

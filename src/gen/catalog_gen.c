@@ -13,7 +13,7 @@
  * written (C zero-fills them); strings are written with octal escapes for
  * every byte outside printable ASCII and doubles as hexadecimal floating
  * constants, so each value is the loader's bit for bit.
- * tests/unit/test_catalog_builtin.c compares the tables with the JSON-loaded
+ * tests/catalog/test_catalog.c compares the tables with the JSON-loaded
  * catalog field by field.
  *
  * The program is built for the build machine from the loader's sources

@@ -57,7 +57,7 @@ check = T.check
 tmp = tempfile.mkdtemp(prefix="clefrun-conv.")
 ENV = T.clean_env(os.path.join(tmp, "home"), XDG_CONFIG_HOME=os.path.join(tmp, "config"),
                   XDG_CACHE_HOME=os.path.join(tmp, "cache"))
-FIX = os.path.join(SRC, "tests", "decide", "fixtures")
+FIX = os.path.join(SRC, "tests", "detect", "fixtures")
 
 
 def run(args, env=None, codes=(0,)):

@@ -75,7 +75,7 @@ BASE = {
     "models": ["models"],
     "rigs": ["rigs"],
     "quants": ["quants"],
-    "detect": ["detect", "--root", "{root}/tests/decide/fixtures/cpu"],
+    "detect": ["detect", "--root", "{root}/tests/detect/fixtures/cpu"],
     "rig add": ["rig", "add", "hostile-box", "--mem-gb", "24", "--bw-gbs", "1000"],
     "rig list": ["rig", "list"],
     "rig show": ["rig", "show", "rtx4090"],
@@ -132,7 +132,7 @@ def clean_env(tmp):
     return clefrun_test.clean_env(
         tmp, HF_ENDPOINT="http://127.0.0.1:9",  # nothing listens: never the real hub
         # --rig local reads this fixture machine, not the one running the tests
-        CLEFRUN_DETECT_ROOT=os.path.join(ROOT, "tests", "decide", "fixtures", "cpu"))
+        CLEFRUN_DETECT_ROOT=os.path.join(ROOT, "tests", "detect", "fixtures", "cpu"))
 
 
 # Short forms in BASE of the options --help lists by their long name.

@@ -6,7 +6,7 @@
  * - Header cache (cache.h): a child replaces one entry in a loop and is
  *   SIGKILLed at random moments; after every kill the entry reads back
  *   whole, as the old or the new one, never broken (the same test as the
- *   saved-rigs one in tests/decide/test_userrigs.c). An entry torn by
+ *   saved-rigs one in tests/rig/test_userrigs.c). An entry torn by
  *   something else is reported with its path, not taken.
  * - Saved rigs (userrigs.h): a FIFO or an endless device in place of the
  *   file is refused without blocking; a file above the 4 MiB cap is

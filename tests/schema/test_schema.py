@@ -170,7 +170,7 @@ def run_json(label, args, want, env=None, codes=(0,)):
     return doc
 
 
-FIX = os.path.join(SRC, "tests", "decide", "fixtures")
+FIX = os.path.join(SRC, "tests", "detect", "fixtures")
 GGUF_WRITE = os.path.join(SRC, "scripts", "gguf-write")
 gguf = {}
 for preset, extra in (("tiny-llama", []), ("qwen3.5-9b", ["--header-only"]),

@@ -1,5 +1,5 @@
 /*
- * Detection from fixture roots (tests/decide/fixtures: a 2-GPU NVIDIA
+ * Detection from fixture roots (tests/detect/fixtures: a 2-GPU NVIDIA
  * workstation with captured nvidia-smi output, an AMD box, a CPU-only box,
  * an Apple M3 Max through sysctl output), GPU-name matching against the
  * catalog, and one real run of the bandwidth probe.
