@@ -75,7 +75,12 @@ typedef enum cr_reason {
 	 * was configured (a gated or private repository). */
 	CR_REASON_HF_AUTH,
 	/** Model sources: the file is a later part of a split model, not part 1. */
-	CR_REASON_SPLIT_NOT_FIRST
+	CR_REASON_SPLIT_NOT_FIRST,
+	/** Estimator: a fixed GPU layer count or expert offload was asked of a
+	 * rig that lacks GPUs or a system RAM tier to place layers between. */
+	CR_REASON_PLACEMENT_NEEDS_RAM_TIER,
+	/** Estimator: expert offload was asked of a model without experts. */
+	CR_REASON_NOT_MOE
 } cr_reason;
 
 /** Longest message a cr_error holds, terminator included. */

@@ -656,7 +656,7 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 	for (int i = 0; i < nr; i++) {
 		/* Flash attention "auto" resolves per rig. */
 		if ((s = cr_estimate_resolve_opts(m, rigs[i], &req, &set, &err))) {
-			fprintf(stderr, "clefrun: %s\n", err.message);
+			cli_estimate_error(&err);
 			rc = cli_exit_for_status(s);
 			goto out;
 		}
@@ -687,7 +687,7 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 							    &err);
 			}
 			if (s) {
-				fprintf(stderr, "clefrun: %s\n", err.message);
+				cli_estimate_error(&err);
 				rc = cli_exit_for_status(s);
 				goto out;
 			}
@@ -701,7 +701,7 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 	}
 	/* After the estimates, whose errors (an implausible architecture) come first. */
 	if ((s = cr_estimate_kv_profile(m, &first, &c.kv, &err))) {
-		fprintf(stderr, "clefrun: %s\n", err.message);
+		cli_estimate_error(&err);
 		rc = cli_exit_for_status(s);
 		goto out;
 	}

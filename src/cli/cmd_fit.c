@@ -440,7 +440,7 @@ int cmd_fit(const cli_globals *g, int argc, char **argv)
 	fo.estimate.type_k = fo.estimate.type_v = c.kv;
 	rc = cr_decide_fit(models, nm, quants, nq, rig, &fo, rows, &n_reach, &err);
 	if (rc) {
-		fprintf(stderr, "clefrun: %s\n", err.message);
+		cli_estimate_error(&err);
 		rc = cli_exit_for_status(rc);
 		goto out;
 	}

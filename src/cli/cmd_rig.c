@@ -51,10 +51,10 @@ static const cli_enum_name kind_names[] = {
 	{ .type = CLI_T_ARG, .meta = "NAME", .off = offsetof(rig_cfg, name), .required = "NAME is required (see --help)" }
 #define RIG_AT(field) (offsetof(rig_cfg, a) + offsetof(add_ctx, f) + offsetof(cr_rig_figures, field))
 #define RIG_GB(opt, m, field, what) \
-	{ .type = CLI_T_DOUBLE, .name = (opt), .meta = (m), .off = RIG_AT(field), .lo = 0.001, .hi = 65536, \
+	{ .type = CLI_T_DOUBLE, .name = (opt), .meta = (m), .off = RIG_AT(field), .lo = CR_RIG_MEMORY_GIB_MIN, .hi = CR_RIG_MEMORY_GIB_MAX, \
 	  .help = (what) }
 #define RIG_GBS(opt, m, field, what) \
-	{ .type = CLI_T_DOUBLE, .name = (opt), .meta = (m), .off = RIG_AT(field), .lo = 0.001, .hi = 1e6, \
+	{ .type = CLI_T_DOUBLE, .name = (opt), .meta = (m), .off = RIG_AT(field), .lo = CR_RIG_BANDWIDTH_GBS_MIN, .hi = CR_RIG_BANDWIDTH_GBS_MAX, \
 	  .help = (what) }
 #define RIG_TEXT(opt, field, what) \
 	{ .type = CLI_T_STRING, .name = (opt), .meta = "TEXT", .off = RIG_AT(field), .help = (what) }
@@ -64,8 +64,8 @@ static const cli_opt_spec add_opts[] = {
 	RIG_GB("mem-gb", "X", mem_gib, "memory of ONE device, GiB (as memory is sold: a 24 GB card is 24) (required)"),
 	RIG_GBS("bw-gbs", "Y", bw_gbs, "memory bandwidth of ONE device, GB/s (required)"),
 	{ .type = CLI_T_UINT, .name = "devices", .meta = "N", .off = CLI_OFF_SIZED(rig_cfg, a.f.devices, sizeof(unsigned)),
-	  .lo = 1, .hi = 64, .help = "number of such devices (default 1)" },
-	{ .type = CLI_T_DOUBLE, .name = "tflops", .meta = "T", .off = offsetof(rig_cfg, a.f.tflops), .lo = 0, .hi = 1e6,
+	  .lo = 1, .hi = CR_RIG_DEVICES_MAX, .help = "number of such devices (default 1)" },
+	{ .type = CLI_T_DOUBLE, .name = "tflops", .meta = "T", .off = offsetof(rig_cfg, a.f.tflops), .lo = 0, .hi = CR_RIG_TFLOPS_MAX,
 	  .help = "dense FP16 TFLOPS of one device (default 0: prefill not estimated)" },
 	{ .type = CLI_T_ENUM, .name = "backend", .meta = "B", .off = CLI_OFF_SIZED(rig_cfg, a.f.backend, sizeof(int)),
 	  .seen = CLI_AT(rig_cfg, a.f.backend_set), .names = backend_names,

@@ -131,3 +131,19 @@ void cli_json_estimate(cJSON *o, const cr_rig *rig, const cr_estimate *e, const 
 	cJSON_AddNumberToObject(o, "prompt_tokens", e->prompt_tokens);
 	cJSON_AddStringToObject(o, "tier", cr_tier_name(e->tier));
 }
+
+void cli_estimate_error(const cr_error *err)
+{
+	fprintf(stderr, "clefrun: %s\n", err->message);
+	switch (err->reason) {
+	case CR_REASON_PLACEMENT_NEEDS_RAM_TIER:
+		fprintf(stderr, "clefrun: (--gpu-layers and --cpu-moe place layers between GPUs and system RAM: "
+				"give the rig a RAM tier, e.g. custom:...,ram_gb=64,ram_bw_gbs=89.6)\n");
+		break;
+	case CR_REASON_NOT_MOE:
+		fprintf(stderr, "clefrun: (--cpu-moe keeps a model's expert tensors in system RAM; this model has none)\n");
+		break;
+	default:
+		break;
+	}
+}

@@ -17,6 +17,11 @@
 void cli_request_error(const cr_estimate_setup *set, const cr_model *m, int status,
 		       const cr_error *err);
 
+/* Print an estimator error (@p err as cr_estimate_* left it) to stderr, with
+ * a hint naming this CLI's options where the error's reason calls for one
+ * (the library names none). */
+void cli_estimate_error(const cr_error *err);
+
 /* @p v rounded to 1/scale, or null when not positive (unknown, no fit). */
 void cli_json_rate(cJSON *o, const char *key, double v, double scale);
 

@@ -11,7 +11,8 @@
  *                  cr_curve_memory, cr_decide_best_quant);
  *   report_html.c  the HTML page from rpt_data (report_html.h), with the
  *                  style sheet src/cli/report.css embedded at build time;
- *   cmd_report.c   the options both commands share and clefrun report;
+ *   cmd_report.c   the option specs both commands share (cli_parse) and
+ *                  clefrun report;
  *   cmd_chart.c    the chart alone: report_data.c and svg.c, not the page.
  *
  * Every string from a catalog, a rig spec or a GGUF header goes through

@@ -834,13 +834,20 @@ static int validate(const cr_model *m, const cr_weights *w, const cr_rig *r,
 				 "a quantized V cache (%s) needs flash attention; llama.cpp refuses it with flash attention off",
 				 cr_kv_type_name(o->type_v));
 	/* In the estimator's own terms: a front end adds its option names. */
-	if ((o->gpu_layers >= 0 || o->cpu_moe) && !(has_sys && has_acc))
-		return cr_seterr(err, CR_ERR_UNSUPPORTED,
-				 "rig %s: a fixed GPU layer count or expert offload needs a rig with both GPUs and a system RAM tier",
-				 r->id);
-	if (o->cpu_moe && !m->experts_total)
-		return cr_seterr(err, CR_ERR_UNSUPPORTED, "expert offload: %s is not a mixture-of-experts model",
-				 m->id);
+	if ((o->gpu_layers >= 0 || o->cpu_moe) && !(has_sys && has_acc)) {
+		cr_seterr(err, CR_ERR_UNSUPPORTED,
+			  "rig %s: a fixed GPU layer count or expert offload needs a rig with both GPUs and a system RAM tier",
+			  r->id);
+		if (err)
+			err->reason = CR_REASON_PLACEMENT_NEEDS_RAM_TIER;
+		return CR_ERR_UNSUPPORTED;
+	}
+	if (o->cpu_moe && !m->experts_total) {
+		cr_seterr(err, CR_ERR_UNSUPPORTED, "expert offload: %s is not a mixture-of-experts model", m->id);
+		if (err)
+			err->reason = CR_REASON_NOT_MOE;
+		return CR_ERR_UNSUPPORTED;
+	}
 	return CR_OK;
 }
 

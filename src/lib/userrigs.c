@@ -182,7 +182,7 @@ int cr_userrigs_check_id(const cr_user_rigs *set, const char *id, const cr_catal
 	if (strcmp(id, CR_USERRIGS_LOCAL_ID) == 0) {
 		free_name(set, cat, id, alt, sizeof(alt));
 		return cr_seterr(err, CR_ERR_INVALID,
-				 "\"%s\" is reserved for the detected machine (--rig local); pick another name, e.g. \"%s\"",
+				 "\"%s\" is reserved for the detected machine's rig; pick another name, e.g. \"%s\"",
 				 id, alt);
 	}
 	if (cat && cr_catalog_find_rig(cat, id)) {
