@@ -286,7 +286,8 @@ uint64_t cr_estimate_weights_bytes(const cr_model *m, const cr_quant *q,
  *    n_kv × n_ubatch × 2 B; plus about six hidden-state rows per token of
  *    other activations (3.0 MiB on a 256-wide model, 44-52 MiB on 4096-wide
  *    ones). n_kv is the cells of the largest layer's cache. */
-static double compute_buffer(const cr_model *m, const profile *pf, const cr_estimate_opts *o)
+static double compute_buffer(const cr_model *m, const profile *pf, const cr_estimate_opts *o,
+			     double *ffn_peak)
 {
 	double ub = ubatch(o), row = ub * 4.0; /* one F32 value per token of the micro-batch */
 	double act = row * m->hidden;
@@ -316,6 +317,7 @@ static double compute_buffer(const cr_model *m, const profile *pf, const cr_esti
 	}
 	if (attn > logits)
 		logits = attn;
+	*ffn_peak = ffn;
 	return logits > ffn ? logits : ffn;
 }
 
@@ -325,6 +327,7 @@ typedef struct tiers {
 	double acc_usable;  /* usable accelerator bytes, before overhead */
 	unsigned n_acc;
 	bool acc_unified;   /* some accelerator shares memory with the host */
+	bool op_offload;    /* a discrete GPU runs host-resident weights' matmuls (below) */
 	double sys_cap;     /* usable system RAM bytes */
 	bool has_sys;
 } tiers;
@@ -355,6 +358,8 @@ static void rig_tiers(const cr_rig *r, tiers *t)
 		t->acc_usable += usable;
 		t->acc_overhead += d->count * device_overhead(d);
 		t->acc_unified |= d->kind == CR_MEM_UNIFIED;
+		t->op_offload |= d->kind == CR_MEM_DISCRETE && d->backend != CR_BACKEND_METAL &&
+				 d->backend != CR_BACKEND_CPU;
 	}
 	t->acc_cap = t->acc_usable - t->acc_overhead;
 }
@@ -382,6 +387,41 @@ static double expert_fraction(const cr_model *m)
 	return x < 0 ? 0 : x > 1 ? 1 : x;
 }
 
+/*
+ * llama.cpp's op offload: a matrix multiplication whose weight sits in host
+ * memory runs on the GPU when the batch has at least 32 tokens (ggml-cuda.cu
+ * ggml_backend_cuda_device_offload_op, min_batch_size = 32, the token count
+ * of MUL_MAT_ID being ne[2]; ROCm builds the same file, Vulkan has the same
+ * rule; ggml-backend.cpp's scheduler then copies the weight to the GPU). The
+ * compute graph is reserved at n_ubatch tokens, so the first GPU's compute
+ * buffer holds one such weight beside the FFN activations: one layer's expert
+ * tensor (E x n_embd x n_ff_exp) when experts live in RAM, an FFN matrix
+ * (n_embd x n_ff) when dense layers do. Logged: Qwen3-235B-A22B Q8_0, every
+ * expert on the CPU, ubatch 512, 32k: CUDA0 compute 1024.00 MiB = 816 (one
+ * Q8_0 expert tensor: 128 x 4096 x 1536 x 8.5 bits) + 208 (the FFN peak);
+ * bench/data/gpu_memory_logs.csv row 2. Unified memory needs no copy.
+ * Returns the bytes the copy adds to that buffer, 0 when there is none.
+ */
+#define OP_OFFLOAD_MIN_BATCH 32
+
+static double op_offload_extra(const cr_model *m, const cr_estimate_opts *o, double weights,
+			       const tiers *t, double compute, double ffn_peak)
+{
+	double bpp = m->params ? weights / (double)m->params : 0, tensor, extra;
+
+	if (!t->op_offload || !t->has_sys || ubatch(o) < OP_OFFLOAD_MIN_BATCH)
+		return 0;
+	if (m->experts_total && expert_fraction(m) > 0) {
+		if (m->native_bpw > 0 && m->native_type[0])
+			bpp = m->native_bpw / 8.0;
+		tensor = (double)m->experts_total * m->hidden * m->ffn * bpp;
+	} else {
+		tensor = (double)m->hidden * m->ffn * bpp;
+	}
+	extra = ffn_peak + tensor - compute;
+	return extra > 0 ? extra : 0;
+}
+
 /* Where the bytes go at one context, and what fits. */
 typedef struct plan {
 	cr_memory mem;
@@ -392,6 +432,7 @@ typedef struct plan {
 	double acc_bytes;   /* on accelerators, without runtime overhead */
 	double unified_host;/* host buffers living in unified accelerator memory */
 	double compute;     /* one compute buffer */
+	double offload;     /* what op offload adds to the first GPU's compute buffer */
 	double free_bytes;  /* left on the limiting tier */
 } plan;
 
@@ -401,7 +442,9 @@ static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_op
 	double emb = embedding_bytes(m, weights);
 	double kv = (double)kv_bytes_at(m, pf, o, UINT64_MAX);
 	double state = (double)pf->state_bytes;
-	double compute = compute_buffer(m, pf, o);
+	double ffn_peak;
+	double compute = compute_buffer(m, pf, o, &ffn_peak);
+	double offload = op_offload_extra(m, o, weights, t, compute, ffn_peak);
 	/* Logits of one output per sequence, host side (0.49 MiB for a 128k vocab). */
 	double output = (double)m->vocab * 4.0 * o->n_seq;
 	double host_w, dev_w, host_extra, margin_acc, sys_bytes, free_acc;
@@ -443,16 +486,19 @@ static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_op
 		double on = (uint32_t)o->gpu_layers < m->n_layers ? (double)o->gpu_layers : (double)m->n_layers;
 
 		p->f = 1.0 - on / m->n_layers;
-	} else if (p->layer_bytes + compute * t->n_acc + p->unified_host > t->acc_cap &&
+	} else if (p->layer_bytes + compute * t->n_acc + p->unified_host + (p->expert_sys > 0 ? offload : 0) >
+			   t->acc_cap &&
 		   t->has_sys) {
 		/* Partial offload: fill the accelerators up to their margin (as
-		 * llama.cpp's auto-fit does); the remaining layers go to RAM. */
-		double room = t->acc_cap - margin_acc - compute * t->n_acc - p->unified_host;
+		 * llama.cpp's auto-fit does); the remaining layers go to RAM, and
+		 * the GPU then holds a copy of one of their weights (above). */
+		double room = t->acc_cap - margin_acc - compute * t->n_acc - p->unified_host - offload;
 		double spill = p->layer_bytes - (room > 0 ? room : 0);
 
 		p->f = spill > p->layer_bytes ? 1.0 : spill / p->layer_bytes;
 	}
-	p->acc_bytes = (1.0 - p->f) * p->layer_bytes + compute * t->n_acc + p->unified_host;
+	p->offload = p->f > 0 || p->expert_sys > 0 ? offload : 0;
+	p->acc_bytes = (1.0 - p->f) * p->layer_bytes + compute * t->n_acc + p->offload + p->unified_host;
 	sys_bytes = host_extra + p->f * p->layer_bytes + p->expert_sys;
 	free_acc = t->acc_cap - p->acc_bytes;
 	p->fits = free_acc >= 0;
@@ -471,7 +517,7 @@ static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_op
 
 	p->mem.weights_bytes = (uint64_t)(host_w + dev_w);
 	p->mem.device_weights_bytes = (uint64_t)((1.0 - p->f) * (dev_w - p->expert_sys));
-	p->mem.compute_bytes = (uint64_t)(compute * t->n_acc);
+	p->mem.compute_bytes = (uint64_t)(compute * t->n_acc + p->offload);
 	p->mem.overhead_bytes = (uint64_t)t->acc_overhead;
 	p->mem.device_bytes = (uint64_t)(p->acc_bytes + t->acc_overhead);
 	p->mem.host_bytes = (uint64_t)sys_bytes;
@@ -884,6 +930,7 @@ static void fill_devices(const cr_model *m, const cr_rig *r, const tiers *t, con
 			 cr_estimate *out)
 {
 	double layers_acc = (1.0 - p->f) * m->n_layers;
+	double offload = p->offload; /* on the first GPU only: the scheduler's first backend */
 
 	out->gpu_layers = t->n_acc ? (uint32_t)(layers_acc + 0.5) : 0;
 	for (unsigned g = 0; g < r->n_devices; g++) {
@@ -904,8 +951,9 @@ static void fill_devices(const cr_model *m, const cr_rig *r, const tiers *t, con
 			double share = device_usable(d) / t->acc_usable;
 
 			u->bytes_per_device = (uint64_t)((1.0 - p->f) * p->layer_bytes * share +
-							 p->unified_host * share + p->compute +
+							 p->unified_host * share + p->compute + offload +
 							 device_overhead(d));
+			offload = 0;
 			u->layers_per_device = layers_acc * share;
 		}
 	}
@@ -1326,8 +1374,11 @@ size_t cr_estimate_explain_weights(const cr_model *m, const cr_weights *w, const
 			 cr_model_count_layers(m, CR_LAYER_RECURRENT), o->n_seq);
 	if ((x = term(terms, &n, max, "compute", (double)p.mem.compute_bytes, "bytes",
 		      "max(logits n_vocab x n_ubatch x 4 B + 2 hidden rows; attention: KQ+mask n_kv x n_ubatch x (n_head+1) x 4 B (flash attention: F16 mask n_kv x n_ubatch x 2 B) + 6 hidden rows; FFN: mask + (3 n_ff + 4 n_embd) rows), per accelerator (bench/memory-truth)")))
-		snprintf(x->formula, sizeof(x->formula), "%.1f MiB x %u device(s), flash attention %s",
-			 p.compute / MIB, t.n_acc ? t.n_acc : 1, o->flash_attn ? "on" : "off");
+		snprintf(x->formula, sizeof(x->formula), "%.1f MiB x %u device(s)%s%.0f%s, flash attention %s",
+			 p.compute / MIB, t.n_acc ? t.n_acc : 1, p.offload > 0 ? " + " : "",
+			 p.offload > 0 ? p.offload / MIB : 0.0,
+			 p.offload > 0 ? " MiB on GPU 0: a host-resident weight copied for op offload (batches >= 32)" : "",
+			 o->flash_attn ? "on" : "off");
 	if ((x = term(terms, &n, max, "output", (double)p.mem.output_bytes, "bytes",
 		      "logits buffer on the host (measured_memory.md 1: 0.49 MiB for 128k vocab)")))
 		snprintf(x->formula, sizeof(x->formula), "%u vocab x 4 B x %u seq", m->vocab, o->n_seq);

@@ -1368,6 +1368,46 @@ static void test_gpu_layers_and_cpu_moe(void **state)
 	assert_true(moe_cpu.decode_tokens_per_s < moe.decode_tokens_per_s);
 }
 
+/* llama.cpp's op offload: with the experts in RAM, the first GPU's compute
+ * buffer holds a copy of one expert tensor beside the FFN activations.
+ * Logged (bench/data/gpu_memory_logs.csv row 2, ik_llama.cpp discussion 357,
+ * mainline build 5192): Qwen3-235B-A22B Q8_0, -ot exps=CPU, 32k, ubatch 512,
+ * flash attention: "CUDA0 compute buffer size = 1024.00 MiB". */
+static void test_op_offload_copy(void **state)
+{
+	cr_rig r = gpu_rig(48, 768, 1), two;
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_estimate moe, small_batch, plain_small, pair;
+
+	(void)state;
+	r.devices[1] = ram_device(256, 200);
+	r.n_devices = 2;
+	two = r;
+	two.devices[0].count = 2;
+	o.n_ctx = 32768;
+	o.flash_attn = true;
+	o.cpu_moe = true;
+	moe = run(model("qwen3-235b-a22b"), quant("Q8_0"), &r, &o);
+	assert_close((double)moe.memory.compute_bytes / MIB, 1024.0, 1024.0 * 0.01);
+	assert_true(moe.devices[0].bytes_per_device >= moe.memory.compute_bytes);
+
+	/* Below 32 tokens per batch the matmuls stay on the CPU: no copy. */
+	o.n_ubatch = 16;
+	small_batch = run(model("qwen3-235b-a22b"), quant("Q8_0"), &r, &o);
+	o.cpu_moe = false;
+	o.gpu_layers = 94; /* every layer on the GPU: nothing in RAM */
+	plain_small = run(model("qwen3-235b-a22b"), quant("Q8_0"), &r, &o);
+	assert_int_equal(small_batch.memory.compute_bytes, plain_small.memory.compute_bytes);
+
+	/* Two GPUs: the copy is on the first one only. */
+	o.n_ubatch = 512;
+	o.gpu_layers = -1;
+	o.cpu_moe = true;
+	pair = run(model("qwen3-235b-a22b"), quant("Q8_0"), &two, &o);
+	assert_true(pair.memory.compute_bytes < 2 * moe.memory.compute_bytes);
+	assert_true(pair.memory.compute_bytes > moe.memory.compute_bytes);
+}
+
 /* total_bytes against its parts, per kind of rig. */
 static void test_memory_totals(void **state)
 {
@@ -1817,6 +1857,7 @@ int main(void)
 		cmocka_unit_test(test_tensor_split),
 		cmocka_unit_test(test_partial_offload),
 		cmocka_unit_test(test_gpu_layers_and_cpu_moe),
+		cmocka_unit_test(test_op_offload_copy),
 		cmocka_unit_test(test_memory_totals),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_resolve_flash_attn),
