@@ -7,28 +7,8 @@
  */
 #include "unit.h"
 
+#include "catalog_fixture.h"
 #include "clefrun/catalog.h"
-
-static cr_catalog *cat;
-
-static int setup(void **state)
-{
-	cr_error err = CR_ERROR_INIT;
-
-	(void)state;
-	if (cr_catalog_load_embedded(&cat, &err)) {
-		print_error("%s\n", err.message);
-		return -1;
-	}
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	cr_catalog_free(cat);
-	return 0;
-}
 
 static const struct {
 	cr_catalog_kind kind;
@@ -54,7 +34,7 @@ static void test_suggest_first(void **state)
 	(void)state;
 	for (size_t i = 0; i < UNIT_ARRAY_LEN(first_rows); i++) {
 		const char *out[8] = { NULL };
-		size_t n = cr_catalog_suggest(cat, first_rows[i].kind, first_rows[i].typed, out, 8);
+		size_t n = cr_catalog_suggest(ts_cat, first_rows[i].kind, first_rows[i].typed, out, 8);
 
 		if (n == 0 || strcmp(out[0], first_rows[i].first) != 0) {
 			print_error("\"%s\": %zu suggestions, first \"%s\"; want \"%s\"\n",
@@ -72,9 +52,9 @@ static void test_suggest_nothing(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < UNIT_ARRAY_LEN(far); i++) {
-		assert_int_equal(cr_catalog_suggest(cat, CR_KIND_MODEL, far[i], out, 8), 0);
-		assert_int_equal(cr_catalog_suggest(cat, CR_KIND_RIG, far[i], out, 8), 0);
-		assert_int_equal(cr_catalog_suggest(cat, CR_KIND_QUANT, far[i], out, 8), 0);
+		assert_int_equal(cr_catalog_suggest(ts_cat, CR_KIND_MODEL, far[i], out, 8), 0);
+		assert_int_equal(cr_catalog_suggest(ts_cat, CR_KIND_RIG, far[i], out, 8), 0);
+		assert_int_equal(cr_catalog_suggest(ts_cat, CR_KIND_QUANT, far[i], out, 8), 0);
 	}
 }
 
@@ -85,14 +65,14 @@ static void test_suggest_bounds(void **state)
 	size_t n;
 
 	(void)state;
-	assert_int_equal(cr_catalog_suggest(cat, CR_KIND_MODEL, "qwen3", out, 0), 0);
-	n = cr_catalog_suggest(cat, CR_KIND_MODEL, "qwen3", out, 1);
+	assert_int_equal(cr_catalog_suggest(ts_cat, CR_KIND_MODEL, "qwen3", out, 0), 0);
+	n = cr_catalog_suggest(ts_cat, CR_KIND_MODEL, "qwen3", out, 1);
 	assert_int_equal(n, 1);
-	n = cr_catalog_suggest(cat, CR_KIND_MODEL, "qwen3", out, 16);
+	n = cr_catalog_suggest(ts_cat, CR_KIND_MODEL, "qwen3", out, 16);
 	assert_true(n >= 2 && n <= 8);
 	for (size_t i = 0; i < n; i++) {
-		assert_non_null(cr_catalog_find_model(cat, out[i]));
-		assert_ptr_equal(cr_catalog_find_model(cat, out[i])->id, out[i]);
+		assert_non_null(cr_catalog_find_model(ts_cat, out[i]));
+		assert_ptr_equal(cr_catalog_find_model(ts_cat, out[i])->id, out[i]);
 		for (size_t j = i + 1; j < n; j++)
 			assert_true(out[i] != out[j]);
 	}
@@ -111,8 +91,8 @@ static void test_suggest_long_name(void **state)
 	(void)state;
 	memset(longname, 'a', sizeof(longname) - 1);
 	longname[sizeof(longname) - 1] = '\0';
-	assert_int_equal(cr_catalog_suggest(cat, CR_KIND_MODEL, longname, out, 8), 0);
-	assert_int_equal(cr_catalog_suggest(cat, CR_KIND_RIG, longname, out, 8), 0);
+	assert_int_equal(cr_catalog_suggest(ts_cat, CR_KIND_MODEL, longname, out, 8), 0);
+	assert_int_equal(cr_catalog_suggest(ts_cat, CR_KIND_RIG, longname, out, 8), 0);
 }
 
 /* The exact id comes first when it is typed correctly. */
@@ -121,9 +101,9 @@ static void test_suggest_exact(void **state)
 	const char *out[8];
 
 	(void)state;
-	assert_true(cr_catalog_suggest(cat, CR_KIND_MODEL, "clef", out, 8) >= 1);
+	assert_true(cr_catalog_suggest(ts_cat, CR_KIND_MODEL, "clef", out, 8) >= 1);
 	assert_string_equal(out[0], "clef");
-	assert_true(cr_catalog_suggest(cat, CR_KIND_RIG, "rtx4090", out, 8) >= 1);
+	assert_true(cr_catalog_suggest(ts_cat, CR_KIND_RIG, "rtx4090", out, 8) >= 1);
 	assert_string_equal(out[0], "rtx4090");
 }
 
@@ -132,16 +112,16 @@ static void test_find_case_insensitive(void **state)
 	const cr_quant *q;
 
 	(void)state;
-	q = cr_catalog_find_quant(cat, "q4_k_m");
+	q = cr_catalog_find_quant(ts_cat, "q4_k_m");
 	assert_non_null(q);
 	assert_string_equal(q->id, "Q4_K_M");
-	assert_ptr_equal(cr_catalog_find_quant(cat, "Q4_K_M"), q);
-	assert_ptr_equal(cr_catalog_find_quant(cat, "Q4_k_M"), q);
-	assert_null(cr_catalog_find_quant(cat, "q4_k"));
-	assert_null(cr_catalog_find_quant(cat, "q4_k_m "));
-	assert_string_equal(cr_catalog_find_rig(cat, "RTX4090")->id, "rtx4090");
-	assert_string_equal(cr_catalog_find_model(cat, "Llama-3.1-8B")->id, "llama-3.1-8b");
-	assert_null(cr_catalog_find_rig(cat, "rtx409"));
+	assert_ptr_equal(cr_catalog_find_quant(ts_cat, "Q4_K_M"), q);
+	assert_ptr_equal(cr_catalog_find_quant(ts_cat, "Q4_k_M"), q);
+	assert_null(cr_catalog_find_quant(ts_cat, "q4_k"));
+	assert_null(cr_catalog_find_quant(ts_cat, "q4_k_m "));
+	assert_string_equal(cr_catalog_find_rig(ts_cat, "RTX4090")->id, "rtx4090");
+	assert_string_equal(cr_catalog_find_model(ts_cat, "Llama-3.1-8B")->id, "llama-3.1-8b");
+	assert_null(cr_catalog_find_rig(ts_cat, "rtx409"));
 }
 
 int main(void)
@@ -155,5 +135,5 @@ int main(void)
 		cmocka_unit_test(test_find_case_insensitive),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, ts_catalog_setup, ts_catalog_teardown);
 }

@@ -14,48 +14,10 @@
 
 #include <stdio.h>
 
+#include "catalog_fixture.h"
 #include "clefrun/catalog.h"
 #include "clefrun/curve.h"
 #include "clefrun/estimate.h"
-
-static cr_catalog *cat;
-
-static int setup(void **state)
-{
-	cr_error err = CR_ERROR_INIT;
-
-	(void)state;
-	if (cr_catalog_load_embedded(&cat, &err)) {
-		print_error("%s\n", err.message);
-		return -1;
-	}
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	cr_catalog_free(cat);
-	return 0;
-}
-
-static const cr_model *model(const char *id)
-{
-	const cr_model *m = cr_catalog_find_model(cat, id);
-
-	if (!m)
-		fail_msg("model %s not in the catalog", id);
-	return m;
-}
-
-static const cr_quant *quant(const char *id)
-{
-	const cr_quant *q = cr_catalog_find_quant(cat, id);
-
-	if (!q)
-		fail_msg("quant %s not in the catalog", id);
-	return q;
-}
 
 /* The shape every list of contexts must have. Returns false (and prints)
  * on the first violation. */
@@ -105,7 +67,7 @@ static void test_contexts(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < UNIT_ARRAY_LEN(rows); i++) {
-		const cr_model *m = model(rows[i].model);
+		const cr_model *m = ts_model(rows[i].model);
 		char row[64];
 		size_t n = cr_curve_contexts(m, rows[i].lo, rows[i].per, c, rows[i].max);
 
@@ -128,7 +90,7 @@ static void test_contexts(void **state)
 
 static void test_contexts_edges(void **state)
 {
-	cr_model m = *model("llama-3.1-8b");
+	cr_model m = *ts_model("llama-3.1-8b");
 	uint32_t c[CR_CURVE_MAX_POINTS];
 	size_t n;
 
@@ -167,8 +129,8 @@ static void test_one_gpu_memory(void **state)
 
 	(void)state;
 	cr_curve_one_gpu_rig(&one);
-	assert_int_equal(cr_curve_one_gpu_memory(model("gemma-3-4b"), quant("Q4_K_M"), &o, &a, &err), CR_OK);
-	assert_int_equal(cr_curve_memory(model("gemma-3-4b"), quant("Q4_K_M"), &one, &o, &ctx, 1, &b, &err),
+	assert_int_equal(cr_curve_one_gpu_memory(ts_model("gemma-3-4b"), ts_quant("Q4_K_M"), &o, &a, &err), CR_OK);
+	assert_int_equal(cr_curve_memory(ts_model("gemma-3-4b"), ts_quant("Q4_K_M"), &one, &o, &ctx, 1, &b, &err),
 			 CR_OK);
 	assert_memory_equal(&a, &b, sizeof(a));
 	assert_int_equal(a.total_bytes, a.device_bytes);
@@ -177,8 +139,8 @@ static void test_one_gpu_memory(void **state)
 	assert_int_equal(a.device_bytes + a.host_bytes,
 			 a.weights_bytes + a.kv_bytes + a.state_bytes + a.compute_bytes + a.output_bytes +
 				 a.overhead_bytes);
-	o.n_ctx = model("gemma-3-4b")->context_max + 1;
-	assert_int_equal(cr_curve_one_gpu_memory(model("gemma-3-4b"), quant("Q4_K_M"), &o, &a, &err),
+	o.n_ctx = ts_model("gemma-3-4b")->context_max + 1;
+	assert_int_equal(cr_curve_one_gpu_memory(ts_model("gemma-3-4b"), ts_quant("Q4_K_M"), &o, &a, &err),
 			 CR_ERR_RANGE);
 }
 
@@ -194,24 +156,24 @@ static void test_one_gpu_weights(void **state)
 	(void)state;
 	cr_curve_one_gpu_rig(&one);
 	for (size_t i = 0; i < sizeof(models) / sizeof(*models); i++) {
-		const cr_model *m = model(models[i]);
+		const cr_model *m = ts_model(models[i]);
 		cr_weights p, x;
 		cr_memory a, b, ca[3], cb[3];
 		uint32_t ctx[3] = { 512, 8192, m->context_max };
 
-		cr_weights_preset(quant("Q4_K_M"), &p);
+		cr_weights_preset(ts_quant("Q4_K_M"), &p);
 		cr_weights_exact(cr_estimate_weights_size(m, &p), NULL, &x);
-		assert_int_equal(cr_curve_one_gpu_memory(m, quant("Q4_K_M"), &o, &a, &err), CR_OK);
+		assert_int_equal(cr_curve_one_gpu_memory(m, ts_quant("Q4_K_M"), &o, &a, &err), CR_OK);
 		assert_int_equal(cr_curve_one_gpu_weights(m, &x, &o, &b, &err), CR_OK);
 		assert_memory_equal(&a, &b, sizeof(a));
 		assert_int_equal(b.total_bytes, b.device_bytes);
 		assert_int_equal(b.device_weights_bytes,
 				 b.device_bytes - b.kv_bytes - b.state_bytes - b.compute_bytes - b.overhead_bytes);
-		assert_int_equal(cr_curve_memory(m, quant("Q4_K_M"), &one, &o, ctx, 3, ca, &err), CR_OK);
+		assert_int_equal(cr_curve_memory(m, ts_quant("Q4_K_M"), &one, &o, ctx, 3, ca, &err), CR_OK);
 		assert_int_equal(cr_curve_memory_weights(m, &x, &one, &o, ctx, 3, cb, &err), CR_OK);
 		assert_memory_equal(ca, cb, sizeof(ca));
 	}
-	assert_int_equal(cr_curve_one_gpu_weights(model("gemma-3-4b"), NULL, &o, &(cr_memory){ 0 }, &err),
+	assert_int_equal(cr_curve_one_gpu_weights(ts_model("gemma-3-4b"), NULL, &o, &(cr_memory){ 0 }, &err),
 			 CR_ERR_INVALID);
 }
 
@@ -236,12 +198,12 @@ static void test_memory_matches_estimate(void **state)
 
 	(void)state;
 	cr_curve_one_gpu_rig(&one);
-	rtx = *cr_catalog_find_rig(cat, "2x3090");
+	rtx = *cr_catalog_find_rig(ts_cat, "2x3090");
 	rigs[0] = &one;
 	rigs[1] = &rtx;
 	for (size_t i = 0; i < UNIT_ARRAY_LEN(rows); i++) {
-		const cr_model *m = model(rows[i].model);
-		const cr_quant *q = quant(rows[i].quant);
+		const cr_model *m = ts_model(rows[i].model);
+		const cr_quant *q = ts_quant(rows[i].quant);
 		cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
 		size_t n = cr_curve_contexts(m, 0, 4, c, CR_CURVE_MAX_POINTS);
 
@@ -278,7 +240,7 @@ static void test_memory_matches_estimate(void **state)
 
 static void test_one_gpu_rig(void **state)
 {
-	const cr_model *m = model("clef-flash");
+	const cr_model *m = ts_model("clef-flash");
 	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
 	uint32_t c[2] = { 512, 262144 };
 	cr_memory mem[2];
@@ -292,7 +254,7 @@ static void test_one_gpu_rig(void **state)
 	assert_int_equal(one.n_devices, 1);
 	assert_int_equal(one.devices[0].count, 1);
 	assert_int_equal(one.devices[0].kind, CR_MEM_DISCRETE);
-	assert_int_equal(cr_curve_memory(m, quant("F16"), &one, &o, c, 2, mem, &err), CR_OK);
+	assert_int_equal(cr_curve_memory(m, ts_quant("F16"), &one, &o, c, 2, mem, &err), CR_OK);
 	/* 8 GiB of KV cache at the full context, 50.25 MiB of state. */
 	assert_int_equal(mem[1].kv_bytes, 8ull << 30);
 	assert_int_equal(mem[1].state_bytes, 52690944ull);
@@ -301,7 +263,7 @@ static void test_one_gpu_rig(void **state)
 	assert_int_equal(mem[1].total_bytes, mem[1].device_bytes);
 	/* Even F16 at the full context fits: nothing offloaded, no tier games. */
 	o.n_ctx = 262144;
-	assert_int_equal(cr_estimate_run(m, quant("F16"), &one, &o, &e, &err), CR_OK);
+	assert_int_equal(cr_estimate_run(m, ts_quant("F16"), &one, &o, &e, &err), CR_OK);
 	assert_true(e.fits);
 	assert_int_equal(e.max_context, 262144);
 	assert_true(e.offload_fraction == 0);
@@ -309,7 +271,7 @@ static void test_one_gpu_rig(void **state)
 
 static void test_memory_errors(void **state)
 {
-	const cr_model *m = model("llama-3.1-8b");
+	const cr_model *m = ts_model("llama-3.1-8b");
 	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
 	uint32_t c[3] = { 512, 131072, 131073 };
 	cr_memory mem[3];
@@ -319,17 +281,17 @@ static void test_memory_errors(void **state)
 	(void)state;
 	cr_curve_one_gpu_rig(&one);
 	/* A context above the maximum: the estimator's error, naming the point. */
-	assert_int_equal(cr_curve_memory(m, quant("Q4_K_M"), &one, &o, c, 3, mem, &err), CR_ERR_RANGE);
+	assert_int_equal(cr_curve_memory(m, ts_quant("Q4_K_M"), &one, &o, c, 3, mem, &err), CR_ERR_RANGE);
 	assert_non_null(strstr(err.message, "curve point 2 (context 131073)"));
 	assert_non_null(strstr(err.message, "above llama-3.1-8b's maximum"));
 	/* Missing arrays or options. */
-	assert_int_equal(cr_curve_memory(m, quant("Q4_K_M"), &one, NULL, c, 3, mem, &err), CR_ERR_INVALID);
-	assert_int_equal(cr_curve_memory(m, quant("Q4_K_M"), &one, &o, NULL, 3, mem, &err), CR_ERR_INVALID);
-	assert_int_equal(cr_curve_memory(m, quant("Q4_K_M"), &one, &o, c, 3, NULL, &err), CR_ERR_INVALID);
+	assert_int_equal(cr_curve_memory(m, ts_quant("Q4_K_M"), &one, NULL, c, 3, mem, &err), CR_ERR_INVALID);
+	assert_int_equal(cr_curve_memory(m, ts_quant("Q4_K_M"), &one, &o, NULL, 3, mem, &err), CR_ERR_INVALID);
+	assert_int_equal(cr_curve_memory(m, ts_quant("Q4_K_M"), &one, &o, c, 3, NULL, &err), CR_ERR_INVALID);
 	/* No points: nothing to do. */
-	assert_int_equal(cr_curve_memory(m, quant("Q4_K_M"), &one, &o, NULL, 0, NULL, &err), CR_OK);
+	assert_int_equal(cr_curve_memory(m, ts_quant("Q4_K_M"), &one, &o, NULL, 0, NULL, &err), CR_OK);
 	/* A missing model is the estimator's error. */
-	assert_int_equal(cr_curve_memory(NULL, quant("Q4_K_M"), &one, &o, c, 1, mem, &err), CR_ERR_INVALID);
+	assert_int_equal(cr_curve_memory(NULL, ts_quant("Q4_K_M"), &one, &o, c, 1, mem, &err), CR_ERR_INVALID);
 }
 
 int main(void)
@@ -344,5 +306,5 @@ int main(void)
 		cmocka_unit_test(test_memory_errors),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, ts_catalog_setup, ts_catalog_teardown);
 }

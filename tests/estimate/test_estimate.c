@@ -17,51 +17,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "catalog_fixture.h"
 #include "clefrun/catalog.h"
 #include "clefrun/estimate.h"
 #include "clefrun/rig.h"
 
 #define GIB 1073741824.0
 #define MIB 1048576.0
-
-static cr_catalog *cat;
-
-static int setup(void **state)
-{
-	cr_error err = CR_ERROR_INIT;
-
-	(void)state;
-	if (cr_catalog_load_embedded(&cat, &err)) {
-		print_error("%s\n", err.message);
-		return -1;
-	}
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	cr_catalog_free(cat);
-	return 0;
-}
-
-static const cr_model *model(const char *id)
-{
-	const cr_model *m = cr_catalog_find_model(cat, id);
-
-	if (!m)
-		fail_msg("model %s not in the catalog", id);
-	return m;
-}
-
-static const cr_quant *quant(const char *id)
-{
-	const cr_quant *q = cr_catalog_find_quant(cat, id);
-
-	if (!q)
-		fail_msg("quant %s not in the catalog", id);
-	return q;
-}
 
 static cr_device gpu_device(double mem_gib, double bw_gbs, unsigned count)
 {
@@ -123,14 +85,14 @@ static cr_estimate run_ctx(const char *mid, const char *qid, const cr_rig *r, ui
 	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
 
 	o.n_ctx = n_ctx;
-	return run(model(mid), quant(qid), r, &o);
+	return run(ts_model(mid), ts_quant(qid), r, &o);
 }
 
 /* ---- KV cache and state ---------------------------------------------------- */
 
 static void test_kv_clef_flash(void **state)
 {
-	const cr_model *m = model("clef-flash");
+	const cr_model *m = ts_model("clef-flash");
 	cr_rig big = gpu_rig(1000, 1000, 1);
 	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
 	cr_estimate e;
@@ -138,7 +100,7 @@ static void test_kv_clef_flash(void **state)
 	(void)state;
 	/* 8 KV layers x 4 heads x 256 x (K + V) x 2 B = 32 KiB per token. */
 	assert_int_equal(cr_estimate_kv_bytes(m, &o), 8ull * 8192 * 2 * 4 * 256 * 2);
-	e = run(m, quant("Q4_K_M"), &big, &o);
+	e = run(m, ts_quant("Q4_K_M"), &big, &o);
 	assert_int_equal(e.kv_bytes_per_token, 32768);
 	assert_int_equal(e.memory.kv_bytes, 268435456ull);
 	assert_int_equal(e.kv_cells_full, 8192);
@@ -149,7 +111,7 @@ static void test_kv_clef_flash(void **state)
 	assert_int_equal(e.memory.state_bytes, 52690944ull);
 	o.n_seq = 2;
 	assert_int_equal(cr_estimate_state_bytes(m, &o), 2 * 52690944ull);
-	e = run(m, quant("Q4_K_M"), &big, &o);
+	e = run(m, ts_quant("Q4_K_M"), &big, &o);
 	assert_int_equal(e.memory.state_bytes, 2 * 52690944ull);
 	/* Full-attention cells are shared by the sequences: n_seq leaves them. */
 	assert_int_equal(e.memory.kv_bytes, 268435456ull);
@@ -164,7 +126,7 @@ static void test_kv_padding(void **state)
 		{ 1, 256 }, { 255, 256 }, { 256, 256 }, { 257, 512 }, { 8000, 8192 },
 		{ 8192, 8192 }, { 8193, 8448 }, { 262143, 262144 }, { 262144, 262144 },
 	};
-	const cr_model *m = model("clef-flash");
+	const cr_model *m = ts_model("clef-flash");
 	cr_rig big = gpu_rig(1000, 1000, 1);
 	unsigned bad = 0;
 
@@ -176,7 +138,7 @@ static void test_kv_padding(void **state)
 
 		o.n_ctx = rows[i].n_ctx;
 		kv = cr_estimate_kv_bytes(m, &o);
-		e = run(m, quant("Q4_K_M"), &big, &o);
+		e = run(m, ts_quant("Q4_K_M"), &big, &o);
 		if (kv != 32768ull * rows[i].cells || e.kv_cells_full != rows[i].cells ||
 		    e.memory.kv_bytes != kv) {
 			print_error("n_ctx %u: %llu bytes, %u cells; want %u cells\n", rows[i].n_ctx,
@@ -200,7 +162,7 @@ static void test_kv_types(void **state)
 		{ CR_KV_Q8_0, CR_KV_F16, 8 * (1024 * 34 / 32 + 2048) },
 		{ CR_KV_F16, CR_KV_Q4_0, 8 * (2048 + 1024 * 18 / 32) },
 	};
-	const cr_model *m = model("clef-flash");
+	const cr_model *m = ts_model("clef-flash");
 	cr_rig big = gpu_rig(1000, 1000, 1);
 	unsigned bad = 0;
 
@@ -211,7 +173,7 @@ static void test_kv_types(void **state)
 
 		o.type_k = rows[i].k;
 		o.type_v = rows[i].v;
-		e = run(m, quant("Q4_K_M"), &big, &o);
+		e = run(m, ts_quant("Q4_K_M"), &big, &o);
 		if (e.kv_bytes_per_token != rows[i].per_token ||
 		    cr_estimate_kv_bytes(m, &o) != rows[i].per_token * 8192) {
 			print_error("K %s V %s: %llu per token, want %llu\n",
@@ -243,7 +205,7 @@ static void test_kv_gemma3_sliding(void **state)
 		{ 8192, 1, 100, false, false, 1280 },  /* pad(1124) */
 		{ 8192, 1, 512, true, false, 8192 },   /* --swa-full */
 	};
-	const cr_model *m = model("gemma-3-27b");
+	const cr_model *m = ts_model("gemma-3-27b");
 	cr_rig big = gpu_rig(1000, 1000, 1);
 	unsigned bad = 0;
 
@@ -261,7 +223,7 @@ static void test_kv_gemma3_sliding(void **state)
 		o.n_ubatch = rows[i].n_ubatch;
 		o.swa_full = rows[i].swa_full;
 		o.kv_unified = rows[i].unified;
-		e = run(m, quant("Q4_K_M"), &big, &o);
+		e = run(m, ts_quant("Q4_K_M"), &big, &o);
 		if (e.kv_cells_swa != rows[i].swa_cells || cr_estimate_kv_bytes(m, &o) != want ||
 		    e.memory.kv_bytes != want || e.kv_bytes_per_token != 10 * 8192) {
 			print_error("row %zu: %u swa cells, %llu bytes; want %u, %llu\n", i,
@@ -296,20 +258,20 @@ static void test_kv_gpt_oss(void **state)
 /* DeepSeek-V3 with MLA: K only, kv_lora_rank + rope_dim = 576 wide. */
 static void test_kv_mla(void **state)
 {
-	const cr_model *m = model("deepseek-v3");
+	const cr_model *m = ts_model("deepseek-v3");
 	cr_rig big = gpu_rig(2000, 1000, 1);
 	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
 	cr_estimate e;
 
 	(void)state;
 	assert_true(m->mla);
-	e = run(m, quant("Q4_K_M"), &big, &o);
+	e = run(m, ts_quant("Q4_K_M"), &big, &o);
 	assert_int_equal(e.kv_bytes_per_token, 61 * 576 * 2);
 	assert_int_equal(e.kv_bytes_per_token, 70272);
 	assert_int_equal(e.memory.kv_bytes, 70272ull * 8192);
 	/* The V type has nothing to store; the K type sets the row. */
 	o.type_k = CR_KV_Q8_0;
-	e = run(m, quant("Q4_K_M"), &big, &o);
+	e = run(m, ts_quant("Q4_K_M"), &big, &o);
 	assert_int_equal(e.kv_bytes_per_token, 61 * (576 / 32 * 34));
 }
 
@@ -338,7 +300,7 @@ static void test_kv_all_sliding(void **state)
  * Qwen3.5-9B shape, bench/memory-truth). */
 static void test_kv_clef_flash_262k(void **state)
 {
-	const cr_model *m = model("clef-flash");
+	const cr_model *m = ts_model("clef-flash");
 	cr_rig big = gpu_rig(1000, 1000, 1);
 	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
 	const uint64_t seeds = 32ull * 4 * 256 * 2 * 2 * 262144; /* every layer: 32 GiB */
@@ -350,7 +312,7 @@ static void test_kv_clef_flash_262k(void **state)
 	assert_int_equal(cr_estimate_kv_bytes(m, &o), 8589934592ull); /* 8 GiB */
 	assert_int_equal(cr_estimate_kv_bytes(m, &o) * 4, seeds);
 	assert_int_equal(cr_estimate_state_bytes(m, &o), 52690944ull);
-	e = run(m, quant("Q4_K_M"), &big, &o);
+	e = run(m, ts_quant("Q4_K_M"), &big, &o);
 	assert_int_equal(e.memory.kv_bytes, 8589934592ull);
 	assert_int_equal(e.memory.state_bytes, 52690944ull);
 	assert_int_equal(e.kv_cells_full, 262144);
@@ -370,7 +332,7 @@ static void test_kv_clef_flash_262k(void **state)
  * that slid on no layer would be 62 GiB. */
 static void test_kv_gemma3_27b_131k(void **state)
 {
-	const cr_model *m = model("gemma-3-27b");
+	const cr_model *m = ts_model("gemma-3-27b");
 	cr_rig big = gpu_rig(1000, 1000, 1);
 	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
 	const uint64_t full = 10ull * 131072 * 16 * 128 * 2 * 2;
@@ -383,7 +345,7 @@ static void test_kv_gemma3_27b_131k(void **state)
 	assert_int_equal(swa, 654311424ull);
 	assert_int_equal(cr_estimate_kv_bytes(m, &o), full + swa);
 	assert_int_equal(cr_estimate_kv_bytes(m, &o), 11391729664ull);
-	e = run(m, quant("Q4_K_M"), &big, &o);
+	e = run(m, ts_quant("Q4_K_M"), &big, &o);
 	assert_int_equal(e.kv_cells_full, 131072);
 	assert_int_equal(e.kv_cells_swa, 1536);
 	assert_int_equal(e.memory.kv_bytes, 11391729664ull);
@@ -404,7 +366,7 @@ static void test_kv_gemma3_27b_131k(void **state)
  * token, 71x as much. */
 static void test_kv_mla_deepseek_163k(void **state)
 {
-	const cr_model *m = model("deepseek-v3");
+	const cr_model *m = ts_model("deepseek-v3");
 	cr_rig big = gpu_rig(4000, 1000, 1);
 	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
 	cr_estimate e;
@@ -414,7 +376,7 @@ static void test_kv_mla_deepseek_163k(void **state)
 	assert_int_equal(m->mla_kv_lora_rank + m->mla_rope_dim, 576);
 	assert_int_equal(cr_estimate_kv_bytes(m, &o), 61ull * 576 * 2 * 163840);
 	assert_int_equal(cr_estimate_kv_bytes(m, &o), 11513364480ull);
-	e = run(m, quant("Q4_K_M"), &big, &o);
+	e = run(m, ts_quant("Q4_K_M"), &big, &o);
 	assert_int_equal(e.memory.kv_bytes, 11513364480ull);
 	assert_int_equal(e.kv_bytes_per_token, 70272);
 	assert_true(61ull * 128 * (192 + 128) * 2 / e.kv_bytes_per_token == 71);
@@ -437,7 +399,7 @@ static void test_kv_mla_deepseek_163k(void **state)
 static void test_kv_per_layer_heads(void **state)
 {
 	static const uint16_t heads[4] = { 1, 2, 2, 4 };
-	cr_model m = *model("llama-3.1-8b");
+	cr_model m = *ts_model("llama-3.1-8b");
 	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
 
 	(void)state;
@@ -498,7 +460,7 @@ static void test_compute_buffer_logs(void **state)
 
 		o.n_ctx = rows[i].n_ctx;
 		o.flash_attn = rows[i].fa;
-		e = run(model(rows[i].model), quant("Q4_K_M"), &cpu, &o);
+		e = run(ts_model(rows[i].model), ts_quant("Q4_K_M"), &cpu, &o);
 		got_mib = e.memory.compute_bytes / MIB;
 		tol = rows[i].llama_mib * 0.03 > 64 ? rows[i].llama_mib * 0.03 : 64;
 		if (e.memory.compute_bytes != rows[i].want ||
@@ -517,8 +479,8 @@ static void test_compute_buffer_logs(void **state)
 
 static void test_weights(void **state)
 {
-	const cr_model *m = model("clef-flash");
-	const cr_quant *q = quant("Q4_K_M");
+	const cr_model *m = ts_model("clef-flash");
+	const cr_quant *q = ts_quant("Q4_K_M");
 	cr_rig big = gpu_rig(1000, 1000, 1);
 	cr_rig cpu;
 	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
@@ -531,8 +493,8 @@ static void test_weights(void **state)
 	assert_int_equal(cr_estimate_weights_bytes(m, q, &o), 5757500000ull);
 	e = run(m, q, &big, &o);
 	assert_close(e.memory.weights_bytes, 5757500000.0, 1);
-	assert_int_equal(cr_estimate_weights_bytes(m, quant("F16"), &o),
-			 (uint64_t)(9.4e9 * quant("F16")->bpw / 8));
+	assert_int_equal(cr_estimate_weights_bytes(m, ts_quant("F16"), &o),
+			 (uint64_t)(9.4e9 * ts_quant("F16")->bpw / 8));
 	o.weights_bytes = 6000000001ull;
 	assert_int_equal(cr_estimate_weights_bytes(m, q, &o), 6000000001ull);
 	e = run(m, q, &big, &o);
@@ -549,8 +511,8 @@ static void test_weights(void **state)
 /* Tied embeddings split between host and GPU are loaded twice. */
 static void test_weights_tied(void **state)
 {
-	const cr_model *m = model("gemma-3-27b");
-	const cr_quant *q = quant("Q4_K_M");
+	const cr_model *m = ts_model("gemma-3-27b");
+	const cr_quant *q = ts_quant("Q4_K_M");
 	cr_rig big = gpu_rig(1000, 1000, 1);
 	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
 	double w = (double)cr_estimate_weights_bytes(m, q, &o);
@@ -626,7 +588,7 @@ static void test_errors(void **state)
 		o.flash_attn = rows[i].flash;
 		o.gpu_layers = rows[i].gpu_layers;
 		o.cpu_moe = rows[i].cpu_moe;
-		rc = cr_estimate_run(model(rows[i].model), quant("Q4_K_M"), &r, &o, &e, &err);
+		rc = cr_estimate_run(ts_model(rows[i].model), ts_quant("Q4_K_M"), &r, &o, &e, &err);
 		if (!unit_check_error(rows[i].name, rc, &err, rows[i].status, rows[i].message))
 			bad++;
 		if (rc == CR_ERR_UNSUPPORTED && strstr(rows[i].name, "flash") &&
@@ -638,8 +600,8 @@ static void test_errors(void **state)
 
 static void test_errors_rig_and_args(void **state)
 {
-	const cr_model *m = model("clef-flash");
-	const cr_quant *q = quant("Q4_K_M");
+	const cr_model *m = ts_model("clef-flash");
+	const cr_quant *q = ts_quant("Q4_K_M");
 	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
 	cr_error err = CR_ERROR_INIT;
 	cr_estimate e;
@@ -747,16 +709,16 @@ static void test_tier_tight_headroom(void **state)
 	cr_estimate e;
 
 	(void)state;
-	e = run(model("clef-flash"), quant("Q4_K_M"), &r, &o);
+	e = run(ts_model("clef-flash"), ts_quant("Q4_K_M"), &r, &o);
 	assert_true(e.fits);
 	assert_int_equal(e.tier, CR_TIER_TIGHT);
 	assert_close(e.free_bytes, 512 * MIB, 4096);
 	o.headroom_bytes = 0;
-	e = run(model("clef-flash"), quant("Q4_K_M"), &r, &o);
+	e = run(ts_model("clef-flash"), ts_quant("Q4_K_M"), &r, &o);
 	assert_true(e.fits);
 	assert_int_equal(e.tier, CR_TIER_FAST);
 	o.headroom_bytes = 256 * 1048576ull;
-	e = run(model("clef-flash"), quant("Q4_K_M"), &r, &o);
+	e = run(ts_model("clef-flash"), ts_quant("Q4_K_M"), &r, &o);
 	assert_int_equal(e.tier, CR_TIER_FAST);
 }
 
@@ -828,13 +790,13 @@ static void test_tier_decide(void **state)
 	(void)state;
 	o.workload = CR_WORKLOAD_DECIDE;
 	o.prompt_tokens = 512;
-	e = run(model("clef-flash"), quant("Q4_K_M"), &r, &o);
+	e = run(ts_model("clef-flash"), ts_quant("Q4_K_M"), &r, &o);
 	assert_int_equal(e.prompt_tokens, 512);
 	assert_true(e.time_to_decision_s > 0);
 	assert_close(e.time_to_decision_s, e.prompt_tokens / e.prefill_tokens_per_s, 1e-12);
 	t1 = e.time_to_decision_s; /* 100 TFLOPS */
 	r.devices[0].fp16_tflops = 1000;
-	t2 = run(model("clef-flash"), quant("Q4_K_M"), &r, &o).time_to_decision_s;
+	t2 = run(ts_model("clef-flash"), ts_quant("Q4_K_M"), &r, &o).time_to_decision_s;
 	b = (t1 - t2) / (1.0 / 100 - 1.0 / 1000);
 	a = t1 - b / 100;
 	/* The floor a (per-parameter term) must leave room below 1 s. */
@@ -845,14 +807,14 @@ static void test_tier_decide(void **state)
 							    : rows[i].seconds;
 
 		r.devices[0].fp16_tflops = b / (want - a);
-		e = run(model("clef-flash"), quant("Q4_K_M"), &r, &o);
+		e = run(ts_model("clef-flash"), ts_quant("Q4_K_M"), &r, &o);
 		assert_close(e.time_to_decision_s, want, want * 1e-6);
 		assert_int_equal(e.tier, rows[i].tier);
 	}
 	/* No TFLOPS figure: no time-to-decision, so the tier is unknown (it
 	 * once fell back to the decode tier, fast here, without a word). */
 	r.devices[0].fp16_tflops = 0;
-	e = run(model("clef-flash"), quant("Q4_K_M"), &r, &o);
+	e = run(ts_model("clef-flash"), ts_quant("Q4_K_M"), &r, &o);
 	assert_true(e.prefill_tokens_per_s == 0 && e.time_to_decision_s == 0);
 	assert_true(e.decode_tokens_per_s >= CR_TIER_FAST_TPS);
 	assert_int_equal(e.tier, CR_TIER_UNKNOWN);
@@ -862,7 +824,7 @@ static void test_tier_decide(void **state)
 
 static void check_boundary(const char *mid, const char *qid, const cr_rig *r)
 {
-	const cr_model *m = model(mid);
+	const cr_model *m = ts_model(mid);
 	cr_estimate e = run_ctx(mid, qid, r, 8192 < m->context_max ? 8192 : m->context_max);
 	uint32_t max = e.max_context;
 
@@ -914,7 +876,7 @@ static void test_max_context_boundary(void **state)
 /* More memory never lowers max_context; no-fit exactly when 512 tokens do not fit. */
 static void test_max_context_monotonic(void **state)
 {
-	const cr_model *m = model("clef-flash");
+	const cr_model *m = ts_model("clef-flash");
 	uint32_t prev = 0;
 	bool saw_zero = false, saw_max = false;
 
@@ -946,7 +908,7 @@ static void test_max_context_monotonic(void **state)
  * multiples of 256; GGUF headers need not. */
 static void test_max_context_unaligned_model_max(void **state)
 {
-	cr_model m = *model("clef-flash");
+	cr_model m = *ts_model("clef-flash");
 	cr_rig big = gpu_rig(1000, 1000, 1);
 	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
 	cr_estimate e;
@@ -954,7 +916,7 @@ static void test_max_context_unaligned_model_max(void **state)
 	(void)state;
 	m.context_max = 1000;
 	o.n_ctx = 1000;
-	e = run(&m, quant("Q4_K_M"), &big, &o);
+	e = run(&m, ts_quant("Q4_K_M"), &big, &o);
 	assert_true(e.fits);
 	assert_int_equal(e.max_context, 1000);
 }
@@ -968,7 +930,7 @@ static void test_max_context_unaligned_model_max(void **state)
  * decrease with the context (saturate, or reject such dimensions). */
 static void test_kv_no_wraparound(void **state)
 {
-	cr_model m = *model("llama-3.1-8b");
+	cr_model m = *ts_model("llama-3.1-8b");
 	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
 	uint64_t prev = 0;
 
@@ -1019,22 +981,22 @@ static void test_decode_depth(void **state)
 	(void)state;
 	o.n_ctx = 32768;
 	o.depth = 1024;
-	shallow = run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o);
+	shallow = run(ts_model("llama-3.1-8b"), ts_quant("Q4_K_M"), &r, &o);
 	o.depth = 32768;
-	deep = run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o);
+	deep = run(ts_model("llama-3.1-8b"), ts_quant("Q4_K_M"), &r, &o);
 	o.depth = CR_DEPTH_CONTEXT;
-	dflt = run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o);
+	dflt = run(ts_model("llama-3.1-8b"), ts_quant("Q4_K_M"), &r, &o);
 	/* 0 is an empty cache, not "the default". */
 	o.depth = 0;
-	empty = run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o);
+	empty = run(ts_model("llama-3.1-8b"), ts_quant("Q4_K_M"), &r, &o);
 	/* Deeper than the context: refused, not clamped. */
 	o.depth = 32769;
-	assert_int_equal(cr_estimate_run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o, &over, &err),
+	assert_int_equal(cr_estimate_run(ts_model("llama-3.1-8b"), ts_quant("Q4_K_M"), &r, &o, &over, &err),
 			 CR_ERR_RANGE);
 	assert_non_null(strstr(err.message, "context of 32768"));
 	o.depth = CR_DEPTH_CONTEXT;
 	o.prompt_tokens = 32769;
-	assert_int_equal(cr_estimate_run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o, &over, &err),
+	assert_int_equal(cr_estimate_run(ts_model("llama-3.1-8b"), ts_quant("Q4_K_M"), &r, &o, &over, &err),
 			 CR_ERR_RANGE);
 	assert_non_null(strstr(err.message, "prompt of 32769"));
 	o.prompt_tokens = 0;
@@ -1050,12 +1012,12 @@ static void test_decode_depth(void **state)
 
 	/* All layers sliding: past the window, depth costs nothing more. */
 	o.depth = 8192;
-	shallow = run(model("mistral-7b-v0.1"), quant("Q4_K_M"), &r, &o);
+	shallow = run(ts_model("mistral-7b-v0.1"), ts_quant("Q4_K_M"), &r, &o);
 	o.depth = 32768;
-	deep = run(model("mistral-7b-v0.1"), quant("Q4_K_M"), &r, &o);
+	deep = run(ts_model("mistral-7b-v0.1"), ts_quant("Q4_K_M"), &r, &o);
 	assert_true(shallow.decode_tokens_per_s == deep.decode_tokens_per_s);
 	o.depth = 1024;
-	assert_true(run(model("mistral-7b-v0.1"), quant("Q4_K_M"), &r, &o).decode_tokens_per_s >
+	assert_true(run(ts_model("mistral-7b-v0.1"), ts_quant("Q4_K_M"), &r, &o).decode_tokens_per_s >
 		    deep.decode_tokens_per_s);
 }
 
@@ -1065,7 +1027,7 @@ static void test_decode_depth(void **state)
  * bartowski MXFP4 12.1), not params x bpw (Q8_0 once 22.2 GB). */
 static void test_native_quant_sizing(void **state)
 {
-	const cr_model *m = model("gpt-oss-20b");
+	const cr_model *m = ts_model("gpt-oss-20b");
 	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
 	static const struct {
 		const char *quant;
@@ -1079,20 +1041,20 @@ static void test_native_quant_sizing(void **state)
 	assert_string_equal(m->native_type, "MXFP4");
 	assert_true(m->native_bpw == 4.25);
 	for (size_t i = 0; i < UNIT_ARRAY_LEN(files); i++) {
-		double gb = (double)cr_estimate_weights_bytes(m, quant(files[i].quant), &o) / 1e9;
+		double gb = (double)cr_estimate_weights_bytes(m, ts_quant(files[i].quant), &o) / 1e9;
 
 		if (fabs(gb - files[i].file_gb) > files[i].tolerance * files[i].file_gb)
 			fail_msg("%s: %.3f GB, file %.2f GB", files[i].quant, gb, files[i].file_gb);
 	}
 	/* The native-format preset and Q8_0 are one file (the rest in Q8_0). */
-	assert_true(llabs((long long)cr_estimate_weights_bytes(m, quant("MXFP4"), &o) -
-			  (long long)cr_estimate_weights_bytes(m, quant("Q8_0"), &o)) < 10000000);
+	assert_true(llabs((long long)cr_estimate_weights_bytes(m, ts_quant("MXFP4"), &o) -
+			  (long long)cr_estimate_weights_bytes(m, ts_quant("Q8_0"), &o)) < 10000000);
 	/* A model without native_quant keeps params x bpw. */
-	assert_int_equal(cr_estimate_weights_bytes(model("llama-3.1-8b"), quant("Q8_0"), &o),
-			 (uint64_t)((double)model("llama-3.1-8b")->params * 8.51 / 8.0));
+	assert_int_equal(cr_estimate_weights_bytes(ts_model("llama-3.1-8b"), ts_quant("Q8_0"), &o),
+			 (uint64_t)((double)ts_model("llama-3.1-8b")->params * 8.51 / 8.0));
 	/* Exact GGUF bytes win over any sizing. */
 	o.weights_bytes = 123456789;
-	assert_int_equal(cr_estimate_weights_bytes(m, quant("F16"), &o), 123456789);
+	assert_int_equal(cr_estimate_weights_bytes(m, ts_quant("F16"), &o), 123456789);
 }
 
 /* A rig that holds a 256-token cache but not the 512-token minimum: no fit,
@@ -1105,14 +1067,14 @@ static void test_nofit_has_no_max_context(void **state)
 
 	(void)state;
 	o.n_ctx = 256;
-	e256 = run(model("llama-3.1-8b"), quant("Q4_K_M"), &big, &o);
+	e256 = run(ts_model("llama-3.1-8b"), ts_quant("Q4_K_M"), &big, &o);
 	o.n_ctx = 512;
-	e512 = run(model("llama-3.1-8b"), quant("Q4_K_M"), &big, &o);
+	e512 = run(ts_model("llama-3.1-8b"), ts_quant("Q4_K_M"), &big, &o);
 	assert_true(e256.memory.device_bytes < e512.memory.device_bytes);
 	r = gpu_rig((double)(e256.memory.device_bytes + e512.memory.device_bytes) / 2 / 1073741824.0,
 		    1000, 1);
 	o.n_ctx = 8192;
-	e = run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o);
+	e = run(ts_model("llama-3.1-8b"), ts_quant("Q4_K_M"), &r, &o);
 	assert_int_equal(e.tier, CR_TIER_NOFIT);
 	assert_int_equal(e.max_context, 0);
 }
@@ -1139,19 +1101,19 @@ static void test_prefill(void **state)
 	cr_estimate a, b;
 
 	(void)state;
-	a = run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o);
+	a = run(ts_model("llama-3.1-8b"), ts_quant("Q4_K_M"), &r, &o);
 	assert_int_equal(a.prompt_tokens, 2048);
 	assert_true(a.prefill_tokens_per_s > 0);
 	assert_close(a.time_to_decision_s, 2048 / a.prefill_tokens_per_s, 1e-12);
 	r.devices[0].fp16_tflops = 200;
-	b = run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o);
+	b = run(ts_model("llama-3.1-8b"), ts_quant("Q4_K_M"), &r, &o);
 	assert_true(b.prefill_tokens_per_s > a.prefill_tokens_per_s);
 	o.n_ctx = 1024;
-	assert_int_equal(run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o).prompt_tokens, 1024);
+	assert_int_equal(run(ts_model("llama-3.1-8b"), ts_quant("Q4_K_M"), &r, &o).prompt_tokens, 1024);
 	o.prompt_tokens = 300;
-	assert_int_equal(run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o).prompt_tokens, 300);
+	assert_int_equal(run(ts_model("llama-3.1-8b"), ts_quant("Q4_K_M"), &r, &o).prompt_tokens, 300);
 	r.devices[0].fp16_tflops = 0;
-	a = run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o);
+	a = run(ts_model("llama-3.1-8b"), ts_quant("Q4_K_M"), &r, &o);
 	assert_true(a.prefill_tokens_per_s == 0 && a.time_to_decision_s == 0);
 	assert_true(a.decode_tokens_per_s > 0);
 }
@@ -1167,9 +1129,9 @@ static void test_prefill_depth_and_moe(void **state)
 	(void)state;
 	o.n_ctx = 65536;
 	o.depth = 0;
-	empty = run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o);
+	empty = run(ts_model("llama-3.1-8b"), ts_quant("Q4_K_M"), &r, &o);
 	o.depth = 32768;
-	deep = run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o);
+	deep = run(ts_model("llama-3.1-8b"), ts_quant("Q4_K_M"), &r, &o);
 	/* A prompt after 32k cached tokens attends to them: slower prefill,
 	 * longer decision, and the depth is reported. */
 	assert_int_equal(empty.prefill_depth, 0);
@@ -1179,15 +1141,15 @@ static void test_prefill_depth_and_moe(void **state)
 	/* The default depth (a full cache) is for decode; the prompt follows
 	 * an empty cache. */
 	o.depth = CR_DEPTH_CONTEXT;
-	assert_int_equal(run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o).prefill_depth, 0);
+	assert_int_equal(run(ts_model("llama-3.1-8b"), ts_quant("Q4_K_M"), &r, &o).prefill_depth, 0);
 	/* Routed experts run below a dense GEMM's efficiency: per active
 	 * parameter, an MoE model prefills slower than a dense one. */
 	o.n_ctx = 8192;
 	o.depth = 0;
-	dense = run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o);
-	moe = run(model("qwen3-30b-a3b"), quant("Q4_K_M"), &r, &o);
-	assert_true(moe.prefill_tokens_per_s * (double)model("qwen3-30b-a3b")->active_params <
-		    dense.prefill_tokens_per_s * (double)model("llama-3.1-8b")->active_params);
+	dense = run(ts_model("llama-3.1-8b"), ts_quant("Q4_K_M"), &r, &o);
+	moe = run(ts_model("qwen3-30b-a3b"), ts_quant("Q4_K_M"), &r, &o);
+	assert_true(moe.prefill_tokens_per_s * (double)ts_model("qwen3-30b-a3b")->active_params <
+		    dense.prefill_tokens_per_s * (double)ts_model("llama-3.1-8b")->active_params);
 	assert_true(dense.prefill_tokens_per_s_low < dense.prefill_tokens_per_s &&
 		    dense.prefill_tokens_per_s < dense.prefill_tokens_per_s_high);
 	/* A larger micro-batch gives each expert more tokens (m = 32 -> 128 for
@@ -1196,9 +1158,9 @@ static void test_prefill_depth_and_moe(void **state)
 	 * per-micro-batch weight read and layer time give (about +0.27 over
 	 * dense on this rig); with it, about +0.6. */
 	o.n_ubatch = 2048;
-	assert_true(run(model("qwen3-30b-a3b"), quant("Q4_K_M"), &r, &o).prefill_tokens_per_s /
+	assert_true(run(ts_model("qwen3-30b-a3b"), ts_quant("Q4_K_M"), &r, &o).prefill_tokens_per_s /
 			    moe.prefill_tokens_per_s >
-		    0.4 + run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o).prefill_tokens_per_s /
+		    0.4 + run(ts_model("llama-3.1-8b"), ts_quant("Q4_K_M"), &r, &o).prefill_tokens_per_s /
 			    dense.prefill_tokens_per_s);
 }
 
@@ -1208,13 +1170,13 @@ static void test_decode_layers_and_memory(void **state)
 {
 	cr_rig r = gpu_rig(100, 1000, 1);
 	cr_estimate gddr, hbm;
-	cr_model many = *model("llama-3.1-8b");
+	cr_model many = *ts_model("llama-3.1-8b");
 	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
 
 	(void)state;
-	gddr = run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o);
+	gddr = run(ts_model("llama-3.1-8b"), ts_quant("Q4_K_M"), &r, &o);
 	r.devices[0].mem_type = CR_MEMTYPE_HBM;
-	hbm = run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o);
+	hbm = run(ts_model("llama-3.1-8b"), ts_quant("Q4_K_M"), &r, &o);
 	assert_true(hbm.decode_tokens_per_s < gddr.decode_tokens_per_s);
 	r.devices[0].mem_type = CR_MEMTYPE_AUTO;
 	/* The same parameters over twice the layers: KV and per-layer time
@@ -1224,7 +1186,7 @@ static void test_decode_layers_and_memory(void **state)
 		many.kv_heads[i] = many.kv_heads[0];
 		many.layer_kind[i] = many.layer_kind[0];
 	}
-	assert_true(run(&many, quant("Q4_K_M"), &r, &o).decode_tokens_per_s < gddr.decode_tokens_per_s);
+	assert_true(run(&many, ts_quant("Q4_K_M"), &r, &o).decode_tokens_per_s < gddr.decode_tokens_per_s);
 }
 
 /* Confidence: measured rows back a dense 8B on an NVIDIA GDDR card; none
@@ -1295,9 +1257,9 @@ static void test_tensor_split(void **state)
 
 	(void)state;
 	r.interconnect_gbs = 900;
-	layer = run(model("llama-3.1-70b"), quant("Q4_K_M"), &r, &o);
+	layer = run(ts_model("llama-3.1-70b"), ts_quant("Q4_K_M"), &r, &o);
 	o.split = CR_SPLIT_TENSOR;
-	tensor = run(model("llama-3.1-70b"), quant("Q4_K_M"), &r, &o);
+	tensor = run(ts_model("llama-3.1-70b"), ts_quant("Q4_K_M"), &r, &o);
 	assert_true(layer.fits && tensor.fits);
 	assert_true(tensor.decode_tokens_per_s > layer.decode_tokens_per_s);
 	assert_true(tensor.decode_tokens_per_s < 2 * layer.decode_tokens_per_s);
@@ -1348,20 +1310,20 @@ static void test_gpu_layers_and_cpu_moe(void **state)
 
 	(void)state;
 	o.gpu_layers = 16;
-	half = run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o);
+	half = run(ts_model("llama-3.1-8b"), ts_quant("Q4_K_M"), &r, &o);
 	assert_close(half.offload_fraction, 0.5, 1e-12);
 	assert_int_equal(half.gpu_layers, 16);
 	o.gpu_layers = 32;
-	all = run(model("llama-3.1-8b"), quant("Q4_K_M"), &r, &o);
+	all = run(ts_model("llama-3.1-8b"), ts_quant("Q4_K_M"), &r, &o);
 	assert_true(all.offload_fraction == 0);
 	assert_int_equal(all.gpu_layers, 32);
 	assert_true(all.decode_tokens_per_s > half.decode_tokens_per_s);
 	assert_true(all.memory.device_bytes > half.memory.device_bytes);
 
 	o.gpu_layers = -1;
-	moe = run(model("qwen3-30b-a3b"), quant("Q4_K_M"), &r, &o);
+	moe = run(ts_model("qwen3-30b-a3b"), ts_quant("Q4_K_M"), &r, &o);
 	o.cpu_moe = true;
-	moe_cpu = run(model("qwen3-30b-a3b"), quant("Q4_K_M"), &r, &o);
+	moe_cpu = run(ts_model("qwen3-30b-a3b"), ts_quant("Q4_K_M"), &r, &o);
 	assert_true(moe_cpu.fits);
 	assert_true(moe_cpu.memory.device_bytes < moe.memory.device_bytes);
 	assert_true(moe_cpu.memory.host_bytes > moe.memory.host_bytes);
@@ -1387,23 +1349,23 @@ static void test_op_offload_copy(void **state)
 	o.n_ctx = 32768;
 	o.flash_attn = true;
 	o.cpu_moe = true;
-	moe = run(model("qwen3-235b-a22b"), quant("Q8_0"), &r, &o);
+	moe = run(ts_model("qwen3-235b-a22b"), ts_quant("Q8_0"), &r, &o);
 	assert_close((double)moe.memory.compute_bytes / MIB, 1024.0, 1024.0 * 0.01);
 	assert_true(moe.devices[0].bytes_per_device >= moe.memory.compute_bytes);
 
 	/* Below 32 tokens per batch the matmuls stay on the CPU: no copy. */
 	o.n_ubatch = 16;
-	small_batch = run(model("qwen3-235b-a22b"), quant("Q8_0"), &r, &o);
+	small_batch = run(ts_model("qwen3-235b-a22b"), ts_quant("Q8_0"), &r, &o);
 	o.cpu_moe = false;
 	o.gpu_layers = 94; /* every layer on the GPU: nothing in RAM */
-	plain_small = run(model("qwen3-235b-a22b"), quant("Q8_0"), &r, &o);
+	plain_small = run(ts_model("qwen3-235b-a22b"), ts_quant("Q8_0"), &r, &o);
 	assert_int_equal(small_batch.memory.compute_bytes, plain_small.memory.compute_bytes);
 
 	/* Two GPUs: the copy is on the first one only. */
 	o.n_ubatch = 512;
 	o.gpu_layers = -1;
 	o.cpu_moe = true;
-	pair = run(model("qwen3-235b-a22b"), quant("Q8_0"), &two, &o);
+	pair = run(ts_model("qwen3-235b-a22b"), ts_quant("Q8_0"), &two, &o);
 	assert_true(pair.memory.compute_bytes < 2 * moe.memory.compute_bytes);
 	assert_true(pair.memory.compute_bytes > moe.memory.compute_bytes);
 }
@@ -1488,7 +1450,7 @@ static void test_names(void **state)
 
 static void test_resolve_flash_attn(void **state)
 {
-	cr_model wide = *model("llama-3.1-8b");
+	cr_model wide = *ts_model("llama-3.1-8b");
 	cr_rig r = gpu_rig(24, 1000, 1);
 	char why[160];
 
@@ -1496,7 +1458,7 @@ static void test_resolve_flash_attn(void **state)
 	assert_true(cr_estimate_resolve_flash_attn(&wide, &r, CR_FA_ON, why, sizeof(why)));
 	assert_false(cr_estimate_resolve_flash_attn(&wide, &r, CR_FA_OFF, why, sizeof(why)));
 	assert_true(cr_estimate_resolve_flash_attn(&wide, &r, CR_FA_AUTO, why, sizeof(why)));
-	assert_true(cr_estimate_resolve_flash_attn(model("deepseek-v3"), &r, CR_FA_AUTO, why,
+	assert_true(cr_estimate_resolve_flash_attn(ts_model("deepseek-v3"), &r, CR_FA_AUTO, why,
 						   sizeof(why)));
 	wide.head_dim_k = wide.head_dim_v = 512;
 	assert_false(cr_estimate_resolve_flash_attn(&wide, &r, CR_FA_AUTO, why, sizeof(why)));
@@ -1538,11 +1500,11 @@ static void test_weights_exact_matches_preset(void **state)
 	assert_int_equal(cr_rig_parse_spec("custom:mem_gb=8,bw_gbs=400,ram_gb=256,ram_bw_gbs=90", &off, &err),
 			 CR_OK);
 	for (size_t mi = 0; mi < sizeof(boundary_models) / sizeof(*boundary_models); mi++) {
-		const cr_model *m = model(boundary_models[mi]);
+		const cr_model *m = ts_model(boundary_models[mi]);
 
 		for (size_t qi = 0; qi < sizeof(quants) / sizeof(*quants); qi++) {
 			const cr_rig *rigs[3] = { &gpu, &cpu, &off };
-			const cr_quant *q = quant(quants[qi]);
+			const cr_quant *q = ts_quant(quants[qi]);
 			cr_weights preset, exact, typed;
 			cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
 
@@ -1578,7 +1540,7 @@ static void test_weights_exact_matches_preset(void **state)
  * weights ignore it. */
 static void test_weights_exact_vs_override(void **state)
 {
-	const cr_model *m = model("llama-3.1-8b");
+	const cr_model *m = ts_model("llama-3.1-8b");
 	cr_rig r = gpu_rig(24, 1000, 1);
 	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
 	cr_weights w;
@@ -1587,14 +1549,14 @@ static void test_weights_exact_vs_override(void **state)
 
 	(void)state;
 	o.weights_bytes = 5000000000ull;
-	assert_int_equal(cr_estimate_run(m, quant("Q4_K_M"), &r, &o, &a, &err), CR_OK);
+	assert_int_equal(cr_estimate_run(m, ts_quant("Q4_K_M"), &r, &o, &a, &err), CR_OK);
 	cr_weights_exact(5000000000ull, "Q4_K", &w);
 	o.weights_bytes = 123; /* ignored for exact weights */
 	assert_int_equal(cr_estimate_run_weights(m, &w, &r, &o, &b, &err), CR_OK);
 	assert_same_memory(&a.memory, &b.memory);
 	assert_true(cr_estimate_weights_bpw(m, &w) > 4.9 && cr_estimate_weights_bpw(m, &w) < 5.0);
 	assert_true(cr_estimate_weights_bpw(m, &(cr_weights){ .kind = CR_WEIGHTS_PRESET,
-							       .preset = quant("Q8_0") }) == quant("Q8_0")->bpw);
+							       .preset = ts_quant("Q8_0") }) == ts_quant("Q8_0")->bpw);
 	/* Refused: no bytes, no preset, no weights. */
 	cr_weights_exact(0, NULL, &w);
 	assert_int_equal(cr_estimate_run_weights(m, &w, &r, &o, &b, &err), CR_ERR_INVALID);
@@ -1630,19 +1592,19 @@ static void test_resolve_opts(void **state)
 
 	(void)state;
 	/* Defaults: 8192, or the model's maximum when smaller. */
-	assert_int_equal(cr_estimate_resolve_opts(model("llama-3.1-8b"), &r, &req, &set, &err), CR_OK);
+	assert_int_equal(cr_estimate_resolve_opts(ts_model("llama-3.1-8b"), &r, &req, &set, &err), CR_OK);
 	assert_int_equal(set.opts.n_ctx, CR_DEFAULT_CTX);
 	assert_int_equal(set.bad, CR_REQUEST_OK);
 	assert_true(set.opts.flash_attn);
 	assert_non_null(strstr(set.flash_attn_reason, "auto resolved to on"));
-	assert_int_equal(cr_estimate_resolve_opts(model("llama-2-7b"), NULL, &req, &set, &err), CR_OK);
+	assert_int_equal(cr_estimate_resolve_opts(ts_model("llama-2-7b"), NULL, &req, &set, &err), CR_OK);
 	assert_int_equal(set.opts.n_ctx, 4096);
 	/* The rest of the request passes through. */
 	req.opts.n_seq = 3;
 	req.opts.type_k = CR_KV_Q8_0;
 	req.n_ctx = 32768;
 	req.flash_attn = CR_FA_OFF;
-	assert_int_equal(cr_estimate_resolve_opts(model("llama-3.1-8b"), &r, &req, &set, &err), CR_OK);
+	assert_int_equal(cr_estimate_resolve_opts(ts_model("llama-3.1-8b"), &r, &req, &set, &err), CR_OK);
 	assert_int_equal(set.opts.n_ctx, 32768);
 	assert_int_equal(set.opts.n_seq, 3);
 	assert_int_equal(set.opts.type_k, CR_KV_Q8_0);
@@ -1651,7 +1613,7 @@ static void test_resolve_opts(void **state)
 	/* Above the maximum: the estimator's range error, the input named by code. */
 	req = (cr_estimate_request)CR_ESTIMATE_REQUEST_INIT;
 	req.n_ctx = 4097;
-	assert_int_equal(cr_estimate_resolve_opts(model("llama-2-7b"), &r, &req, &set, &err), CR_ERR_RANGE);
+	assert_int_equal(cr_estimate_resolve_opts(ts_model("llama-2-7b"), &r, &req, &set, &err), CR_ERR_RANGE);
 	assert_int_equal(set.bad, CR_REQUEST_CTX);
 	assert_int_equal(set.bad_value, 4097);
 	assert_int_equal(set.bad_limit, 4096);
@@ -1663,26 +1625,26 @@ static void test_resolve_opts(void **state)
 		cr_error e2 = CR_ERROR_INIT;
 		cr_estimate_opts o = set.opts;
 
-		assert_int_equal(cr_estimate_run(model("llama-2-7b"), quant("Q4_K_M"), &r, &o, &e, &e2),
+		assert_int_equal(cr_estimate_run(ts_model("llama-2-7b"), ts_quant("Q4_K_M"), &r, &o, &e, &e2),
 				 CR_ERR_RANGE);
 		assert_string_equal(e2.message, err.message);
 	}
 	req.n_ctx = 0;
 	req.opts.depth = 9000;
-	assert_int_equal(cr_estimate_resolve_opts(model("llama-3.1-8b"), &r, &req, &set, &err), CR_ERR_RANGE);
+	assert_int_equal(cr_estimate_resolve_opts(ts_model("llama-3.1-8b"), &r, &req, &set, &err), CR_ERR_RANGE);
 	assert_int_equal(set.bad, CR_REQUEST_DEPTH);
 	assert_int_equal(set.bad_value, 9000);
 	assert_int_equal(set.bad_limit, 8192);
 	assert_null(strstr(err.message, "--"));
 	req.opts.depth = CR_DEPTH_CONTEXT;
 	req.opts.prompt_tokens = 8193;
-	assert_int_equal(cr_estimate_resolve_opts(model("llama-3.1-8b"), &r, &req, &set, &err), CR_ERR_RANGE);
+	assert_int_equal(cr_estimate_resolve_opts(ts_model("llama-3.1-8b"), &r, &req, &set, &err), CR_ERR_RANGE);
 	assert_int_equal(set.bad, CR_REQUEST_PROMPT);
 	assert_int_equal(set.bad_limit, 8192);
 	req.opts.prompt_tokens = 8192;
-	assert_int_equal(cr_estimate_resolve_opts(model("llama-3.1-8b"), &r, &req, &set, &err), CR_OK);
+	assert_int_equal(cr_estimate_resolve_opts(ts_model("llama-3.1-8b"), &r, &req, &set, &err), CR_OK);
 	/* Flash attention auto: off for head sizes without a kernel. */
-	big_heads = *model("llama-3.1-8b");
+	big_heads = *ts_model("llama-3.1-8b");
 	big_heads.head_dim_k = big_heads.head_dim_v = 512;
 	req = (cr_estimate_request)CR_ESTIMATE_REQUEST_INIT;
 	assert_int_equal(cr_estimate_resolve_opts(&big_heads, NULL, &req, &set, &err), CR_OK);
@@ -1709,7 +1671,7 @@ static void test_kv_profile_matches_estimate(void **state)
 
 	(void)state;
 	for (size_t mi = 0; mi < sizeof(boundary_models) / sizeof(*boundary_models); mi++) {
-		const cr_model *m = model(boundary_models[mi]);
+		const cr_model *m = ts_model(boundary_models[mi]);
 
 		for (size_t ti = 0; ti < 3; ti++) {
 			for (uint32_t seq = 1; seq <= 4; seq *= 2) {
@@ -1723,7 +1685,7 @@ static void test_kv_profile_matches_estimate(void **state)
 				o.n_seq = seq;
 				o.n_ctx = c1;
 				assert_int_equal(cr_estimate_kv_profile(m, &o, &p, &err), CR_OK);
-				assert_int_equal(cr_estimate_run(m, quant("Q4_K_M"), &r, &o, &a, &err), CR_OK);
+				assert_int_equal(cr_estimate_run(m, ts_quant("Q4_K_M"), &r, &o, &a, &err), CR_OK);
 				assert_int_equal(p.kv_bytes, a.memory.kv_bytes);
 				assert_int_equal(p.kv_bytes, cr_estimate_kv_bytes(m, &o));
 				assert_int_equal(p.state_bytes, a.memory.state_bytes);
@@ -1735,7 +1697,7 @@ static void test_kv_profile_matches_estimate(void **state)
 				assert_int_equal(p.streams, seq);
 				o.n_ctx = c2;
 				assert_int_equal(cr_estimate_kv_profile(m, &o, &p2, &err), CR_OK);
-				assert_int_equal(cr_estimate_run(m, quant("Q4_K_M"), &r, &o, &b, &err), CR_OK);
+				assert_int_equal(cr_estimate_run(m, ts_quant("Q4_K_M"), &r, &o, &b, &err), CR_OK);
 				assert_int_equal((b.memory.kv_bytes - a.memory.kv_bytes) / (c2 - c1), p.bytes_per_token);
 				assert_int_equal((b.memory.kv_bytes - a.memory.kv_bytes) % (c2 - c1), 0);
 				/* Sliding layers stopped growing at their cap. */
@@ -1756,7 +1718,7 @@ static void test_kv_profile_matches_estimate(void **state)
 /* Below the window the sliding layers grow; the cap is where they stop. */
 static void test_kv_profile_window_cap(void **state)
 {
-	const cr_model *m = model("gemma-3-27b");
+	const cr_model *m = ts_model("gemma-3-27b");
 	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
 	cr_kv_profile p;
 	cr_error err = CR_ERROR_INIT;
@@ -1795,21 +1757,21 @@ static void test_device_weights(void **state)
 	assert_int_equal(cr_rig_parse_spec("custom:mem_gb=24,bw_gbs=1000,ram_gb=256,ram_bw_gbs=90", &off, &err),
 			 CR_OK);
 	for (size_t mi = 0; mi < sizeof(boundary_models) / sizeof(*boundary_models); mi++) {
-		const cr_model *m = model(boundary_models[mi]);
+		const cr_model *m = ts_model(boundary_models[mi]);
 		const cr_memory *mm = &e.memory;
 
 		if (m->params > 100000000000ull)
 			continue; /* deepseek-v3 does not fit 80 GiB */
-		assert_int_equal(cr_estimate_run(m, quant("Q4_K_M"), &gpu, &o, &e, &err), CR_OK);
+		assert_int_equal(cr_estimate_run(m, ts_quant("Q4_K_M"), &gpu, &o, &e, &err), CR_OK);
 		assert_int_equal(e.offload_fraction, 0);
 		assert_int_equal(mm->device_weights_bytes, mm->device_bytes - mm->kv_bytes - mm->state_bytes -
 								    mm->compute_bytes - mm->overhead_bytes);
 		assert_true(mm->device_weights_bytes < mm->weights_bytes);
-		assert_int_equal(cr_estimate_run(m, quant("Q4_K_M"), &cpu, &o, &e, &err), CR_OK);
+		assert_int_equal(cr_estimate_run(m, ts_quant("Q4_K_M"), &cpu, &o, &e, &err), CR_OK);
 		assert_int_equal(mm->device_weights_bytes, 0);
 	}
 	o.gpu_layers = 40;
-	assert_int_equal(cr_estimate_run(model("llama-3.1-70b"), quant("Q4_K_M"), &off, &o, &e, &err), CR_OK);
+	assert_int_equal(cr_estimate_run(ts_model("llama-3.1-70b"), ts_quant("Q4_K_M"), &off, &o, &e, &err), CR_OK);
 	assert_true(e.offload_fraction > 0.4 && e.offload_fraction < 0.6);
 	assert_true(e.memory.device_weights_bytes < e.memory.weights_bytes * 0.6);
 	assert_true(e.memory.device_weights_bytes > e.memory.weights_bytes * 0.4);
@@ -1870,5 +1832,5 @@ int main(void)
 		cmocka_unit_test(test_device_weights),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, ts_catalog_setup, ts_catalog_teardown);
 }

@@ -7,7 +7,6 @@
  * every reason code the resolver sets or passes up.
  */
 #include <setjmp.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -17,19 +16,19 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "clefrun/clefrun.h"
+#include "support.h"
 
 static char root[256];     /* the test's directory */
 static char www[300];      /* served files */
 static char cachedir[400]; /* the cache, emptied per test */
 static char logpath[400];  /* the server's request log */
 static char base[128];     /* http://127.0.0.1:PORT */
-static pid_t server;
+static ts_server server;
 
 /* ---- helpers ------------------------------------------------------------------ */
 
@@ -129,12 +128,8 @@ static void clear_log(void)
 
 static int setup(void **state)
 {
-	int fds[2], port = 0;
-	FILE *f;
-
 	(void)state;
-	snprintf(root, sizeof(root), "/tmp/clefrun-model-source-test-XXXXXX");
-	if (!mkdtemp(root))
+	if (ts_tmpdir(root, sizeof(root), "model-source"))
 		return -1;
 	snprintf(cachedir, sizeof(cachedir), "%s/cache/clefrun", root);
 	snprintf(logpath, sizeof(logpath), "%s/server.log", root);
@@ -154,41 +149,17 @@ static int setup(void **state)
 		if (system(cmd) != 0)
 			return -1;
 	}
-	if (pipe(fds))
+	if (ts_server_start(&server, www, logpath))
 		return -1;
-	server = fork();
-	if (server < 0)
-		return -1;
-	if (server == 0) {
-		dup2(fds[1], 1);
-		close(fds[0]);
-		execl(CLEFRUN_PYTHON, CLEFRUN_PYTHON, CLEFRUN_HTTP_SERVER, "--root", www, "--log", logpath,
-		      (char *)NULL);
-		_exit(127);
-	}
-	close(fds[1]);
-	f = fdopen(fds[0], "r");
-	if (!f || fscanf(f, "PORT %d", &port) != 1) {
-		kill(server, SIGTERM);
-		waitpid(server, NULL, 0);
-		return -1;
-	}
-	fclose(f);
-	snprintf(base, sizeof(base), "http://127.0.0.1:%d", port);
+	snprintf(base, sizeof(base), "%s", server.base);
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	char cmd[700];
-
 	(void)state;
-	if (server > 0) {
-		kill(server, SIGTERM);
-		waitpid(server, NULL, 0);
-	}
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	return system(cmd) == 0 ? 0 : -1;
+	ts_server_stop(&server);
+	return ts_rm_tree(root);
 }
 
 static int each(void **state)
