@@ -137,7 +137,7 @@ typedef enum cr_vendor {
 
 /** Default usable_fraction of a device, by memory kind and platform, when the
  *  catalog or a spec gives none (docs/methodology.md "Usable memory"; the
- *  sources are cited in src/lib/catalog.c). Discrete memory: 1. */
+ *  sources are cited in src/lib/catalog/catalog.c). Discrete memory: 1. */
 #define CR_USABLE_METAL_SMALL (2.0 / 3.0)     /**< macOS GPU wired limit, up to CR_USABLE_METAL_SMALL_MAX_GIB */
 #define CR_USABLE_METAL_SMALL_MAX_GIB 36.0    /**< largest RAM, GiB, that gets CR_USABLE_METAL_SMALL */
 #define CR_USABLE_METAL_LARGE 0.75            /**< macOS GPU wired limit above that */

@@ -162,7 +162,7 @@ typedef struct cr_probe_opts {
 	double seconds;     /**< keep timing passes until this much time went by (1.0) */
 } cr_probe_opts;
 
-/* Defaults (src/lib/probe.c "Design choices"): every logical CPU, 1 GiB in
+/* Defaults (src/lib/detect/probe.c "Design choices"): every logical CPU, 1 GiB in
  * all (far above any last-level cache, so passes read DRAM), at least 5
  * timed passes and 1 s of them, so the median resists a noisy neighbour. */
 #define CR_PROBE_OPTS_INIT { .threads = 0, .bytes = 0, .min_passes = 5, .seconds = 1.0 }

@@ -12,7 +12,7 @@
  *             + per-layer times)
  *   prefill = 1 / ((weight + expert + attention FLOPs) / (efficiency × FP16 FLOP/s)
  *             + weights / (bandwidth × ubatch) + per-layer time / ubatch)
- *   efficiencies and times: src/lib/speed_constants.c (docs/accuracy.md)
+ *   efficiencies and times: src/lib/estimate/speed_constants.c (docs/accuracy.md)
  *
  * Byte counts are uint64_t bytes; speeds are tokens per second; times seconds.
  */

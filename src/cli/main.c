@@ -90,7 +90,7 @@ int main(int argc, char **argv)
 	}
 	for (size_t k = 0; k < sizeof(commands) / sizeof(commands[0]); k++) {
 		/* libcurl is loaded, and its global state set up, by the library
-		 * at the first URL (src/lib/curl_dl.h): no command pays for it
+		 * at the first URL (src/lib/source/curl_dl.h): no command pays for it
 		 * unless it reads a URL. */
 		if (strcmp(m.cmd_argv[0], commands[k].name) == 0)
 			return commands[k].fn(&m.g, m.cmd_argc, m.cmd_argv);

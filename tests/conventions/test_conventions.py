@@ -26,7 +26,7 @@
 - Every `_INIT` macro of include/clefrun and src is a designated initialiser:
   each member named (`.field = value`), so adding a field cannot shift the
   defaults of the others.
-- The GGUF code is layered (src/lib/gguf_types.h): gguf_types.c, gguf.c,
+- The GGUF code is layered (src/lib/gguf/gguf_types.h): gguf_types.c, gguf.c,
   gguf_meta.c, gguf_model.c, each calling no function defined in a file
   above it, and gguf_types.c not including gguf_internal.h.
 Needs cmark-gfm and Python's yaml (Debian: apt-get install cmark-gfm
@@ -444,7 +444,7 @@ def code_of(text):
 
 gguf_src = {}
 for name in GGUF_LAYERS:
-    with open(os.path.join(SRC, "src", "lib", name), encoding="utf-8") as fh:
+    with open(os.path.join(SRC, "src", "lib", "gguf", name), encoding="utf-8") as fh:
         gguf_src[name] = fh.read()
 defs = {name: defined_functions(gguf_src[name]) for name in GGUF_LAYERS}
 check("the GGUF layers define functions", all(defs[n] for n in GGUF_LAYERS), defs)
@@ -452,8 +452,8 @@ for i, lower in enumerate(GGUF_LAYERS):
     code = code_of(gguf_src[lower])
     above = {f: hi for hi in GGUF_LAYERS[i + 1:] for f in defs[hi]}
     used = sorted(f"{f} ({hi})" for f, hi in above.items() if re.search(r"\b%s\(" % f, code))
-    check(f"src/lib/{lower} calls nothing defined above it", not used, used)
-check("src/lib/gguf_types.c does not include gguf_internal.h",
+    check(f"src/lib/gguf/{lower} calls nothing defined above it", not used, used)
+check("src/lib/gguf/gguf_types.c does not include gguf_internal.h",
       "gguf_internal.h" not in code_of(gguf_src["gguf_types.c"]).replace('""', "")
       and '#include "gguf_internal.h"' not in gguf_src["gguf_types.c"])
 

@@ -1,5 +1,5 @@
 /*
- * test_curve: memory against context (curve.h, src/lib/curve.c).
+ * test_curve: memory against context (curve.h, src/lib/estimate/curve.c).
  *
  * The contexts: log-spaced, multiples of 256 between the ends, strictly
  * increasing, ending at the model's maximum, whatever the count allowed.

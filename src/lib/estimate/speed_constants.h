@@ -1,5 +1,5 @@
 /*
- * The speed model's constants (src/lib/speed_constants.c, written by
+ * The speed model's constants (src/lib/estimate/speed_constants.c, written by
  * `bench/speed-calibration --emit-c`; docs/accuracy.md gives the model, the
  * data and the out-of-sample error behind each figure).
  *

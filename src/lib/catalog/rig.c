@@ -248,7 +248,7 @@ uint64_t cr_rig_memory_bytes(const cr_rig *rig)
 	return (uint64_t)total;
 }
 
-/* Mirrors src/lib/estimate.c (acc_time for the layer split; the RAM read
+/* Mirrors src/lib/estimate/estimate.c (acc_time for the layer split; the RAM read
  * of decode() at the first system group's bandwidth); keep them in step. */
 void cr_rig_tier_bandwidth_gbs(const cr_rig *rig, double *accel_gbs, double *ram_gbs)
 {
