@@ -358,8 +358,9 @@ static void rig_tiers(const cr_rig *r, tiers *t)
 		t->acc_usable += usable;
 		t->acc_overhead += d->count * device_overhead(d);
 		t->acc_unified |= d->kind == CR_MEM_UNIFIED;
-		t->op_offload |= d->kind == CR_MEM_DISCRETE && d->backend != CR_BACKEND_METAL &&
-				 d->backend != CR_BACKEND_CPU;
+		/* Metal maps the weights where the GPU reads them: no copy. */
+		t->op_offload |= d->backend == CR_BACKEND_CUDA || d->backend == CR_BACKEND_ROCM ||
+				 d->backend == CR_BACKEND_VULKAN;
 	}
 	t->acc_cap = t->acc_usable - t->acc_overhead;
 }
@@ -399,7 +400,8 @@ static double expert_fraction(const cr_model *m)
  * (n_embd x n_ff) when dense layers do. Logged: Qwen3-235B-A22B Q8_0, every
  * expert on the CPU, ubatch 512, 32k: CUDA0 compute 1024.00 MiB = 816 (one
  * Q8_0 expert tensor: 128 x 4096 x 1536 x 8.5 bits) + 208 (the FFN peak);
- * bench/data/gpu_memory_logs.csv row 2. Unified memory needs no copy.
+ * bench/data/gpu_memory_logs.csv row 2. Metal needs no copy; a rig
+ * without a system RAM tier has no host-resident weight to copy.
  * Returns the bytes the copy adds to that buffer, 0 when there is none.
  */
 #define OP_OFFLOAD_MIN_BATCH 32
