@@ -335,10 +335,13 @@ static void test_match_table(void **state)
 		{ "NVIDIA GeForce RTX 4060 Ti", 8, "rtx4060ti-8" },
 		{ "NVIDIA GeForce RTX 4090 D", 24, "rtx4090d" },
 		{ "NVIDIA GeForce RTX 5060 Ti", 7.96, "rtx5060ti-8" },
-		/* The M4 Ultra does not exist, the 2080 Ti is not in the catalog; words
+		{ "NVIDIA GeForce RTX 2080 Ti", 11, "rtx2080ti" },
+		{ "NVIDIA GeForce GTX 1080", 8, "gtx1080" },
+		{ "NVIDIA GeForce GTX 1080 Ti", 11, "gtx1080ti" },
+		/* The M4 Ultra does not exist, the GTX 1070 is not in the catalog; words
 		 * must all agree. */
 		{ "Apple M4 Ultra", 0, NULL },
-		{ "NVIDIA GeForce RTX 2080 Ti", 11, NULL },
+		{ "NVIDIA GeForce GTX 1070", 8, NULL },
 		{ "NVIDIA", 24, NULL },
 		{ "", 24, NULL },
 	};
