@@ -863,8 +863,16 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 		int k = parse_selector(c.rig_ids[i], &sel);
 
 		if (k == 0) {
-			if (!(rigs[nr++] = cli_find_rig(cat, c.rig_ids[i], &custom[i])))
+			const cr_rig *r = cli_find_rig(cat, c.rig_ids[i], &custom[i]);
+			bool dup = false;
+
+			if (!r)
 				goto out;
+			/* Beside a selector, a rig it took already is not a second row. */
+			for (int q = 0; c.grouped && q < nr && !dup; q++)
+				dup = rigs[q] == r;
+			if (!dup)
+				rigs[nr++] = r;
 			continue;
 		}
 		/* A rig two selectors (or a selector and its id) name is one row set. */
