@@ -39,6 +39,11 @@
  *   4. model id, alphabetically (a total order: the output is stable).
  * Then the models that do not reach it (best tier first, then the same
  * rule), then the models whose training context is below the requested one.
+ *
+ * Groups. A list of devices for one model (check --rig all, the report)
+ * groups its rows as the seed pages' "which GPUs can run it": runs well
+ * (tier fast or ok), fits but slow, tight, speed unknown, does not fit
+ * (cr_decide_group: from the tier alone).
  */
 #ifndef CLEFRUN_DECIDE_H
 #define CLEFRUN_DECIDE_H
@@ -155,6 +160,29 @@ int cr_decide_fit_compare(const cr_fit_row *a, const cr_fit_row *b);
 
 /** "reaches", "below", "context": how JSON and CSV spell a status. */
 const char *cr_fit_status_name(cr_fit_status s);
+
+/**
+ * The groups of a device list, as the seed pages ("which GPUs can run it")
+ * print them: a row's group follows from its tier alone, so every list of
+ * rigs (check --rig all, the report) groups the same way.
+ */
+typedef enum cr_fit_group {
+	CR_GROUP_RUNS_WELL = 0, /**< tier fast or ok */
+	CR_GROUP_SLOW,          /**< tier slow: fits, decode (or time-to-decision) too slow for ok */
+	CR_GROUP_TIGHT,         /**< tier tight: fits without the headroom, or only below the context */
+	CR_GROUP_UNKNOWN,       /**< tier unknown: fits, but the speed its tier needs is unknown */
+	CR_GROUP_NOFIT,         /**< tier no-fit */
+	CR_GROUP_COUNT
+} cr_fit_group;
+
+/** The group of a tier (a tier out of range: CR_GROUP_NOFIT). */
+cr_fit_group cr_decide_group(cr_tier tier);
+
+/** "runs_well", "slow", "tight", "unknown", "nofit": how JSON and CSV spell a group. */
+const char *cr_fit_group_name(cr_fit_group g);
+
+/** "Runs well", "Fits but slow", "Tight", "Fits, speed unknown", "Does not fit": a heading. */
+const char *cr_fit_group_title(cr_fit_group g);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,9 @@
  * clefrun check: one model against rigs and quants.
  * One rig and no quant: every quant on that rig (seed page 2's view).
  * No rig: every reference rig at the given quants, default Q4_K_M (seed page 1's view).
+ * A rig selector (--rig all, gpus, unified, cpu, mem>=N, mem<=N, vendor=V):
+ * every matching catalog rig, grouped as the seed pages' "which GPUs can run
+ * it" (cr_decide_group).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -38,6 +41,7 @@ typedef struct row {
 	char fa_why[160];          /* how --flash-attn resolved */
 	cr_term terms[MAX_TERMS];  /* --explain */
 	size_t n_terms;
+	int order;                 /* position before grouping: a stable sort */
 } row;
 
 typedef struct check_cfg {
@@ -62,6 +66,7 @@ typedef struct check_cfg {
 	int engine;                /* --engine: 0, llama.cpp (the only runtime modelled) */
 	cli_globals g;
 	cr_kv_profile kv;          /* at the first rig's options: the heading's KV facts */
+	bool grouped;              /* a --rig selector: rows grouped by cr_decide_group */
 } check_cfg;
 
 static const cli_enum_name engine_names[] = { { "llamacpp", 0 }, { NULL, 0 } };
@@ -78,7 +83,7 @@ static const cli_opt_spec check_opts[] = {
 	{ CLI_O_QUANTS(check_cfg, quant_ids, n_quants),
 	  .help = "quantization preset; repeatable (default: all on one rig, else Q4_K_M)" },
 	{ CLI_O_RIGS(check_cfg, rig_ids, n_rigs),
-	  .help = "rig id or custom:mem_gb=..,bw_gbs=..; repeatable (default: the 22 reference rigs)" },
+	  .help = "rig id, custom:mem_gb=..,bw_gbs=.., or every catalog rig that matches all, gpus, unified, cpu, mem>=GiB, mem<=GiB or vendor=V (grouped: runs well, fits but slow, tight); repeatable (default: the 22 reference rigs)" },
 	{ CLI_O_CTX(check_cfg, ctx), .seen = CLI_AT(check_cfg, ctx_given),
 	  .help = "context in tokens or Nk (k = 1024: 32k is 32768; default: 8192, or the model's maximum if smaller; a larger value is an error)" },
 	{ CLI_O_KV_TYPE(check_cfg, kv_k, kv_v), .help = "KV cache type for K and V: f16, q8_0, q4_0 (default f16)" },
@@ -208,11 +213,11 @@ static void add_text_row(cli_table *t, const row *r)
 	cli_table_add(t, cells);
 }
 
-static void add_csv_row(cli_table *t, const cr_model *m, const row *r)
+static void add_csv_row(cli_table *t, const cr_model *m, const row *r, bool grouped)
 {
 	const cr_estimate *e = &r->est;
 	char v[12][32];
-	const char *cells[17];
+	const char *cells[18];
 
 	snprintf(v[0], 32, "%u", e->context);
 	snprintf(v[1], 32, "%llu", (unsigned long long)e->memory.weights_bytes);
@@ -244,6 +249,8 @@ static void add_csv_row(cli_table *t, const cr_model *m, const row *r)
 		cells[3 + i] = v[i];
 	cells[15] = cr_tier_name(e->tier);
 	cells[16] = e->speed_validated ? "true" : "false";
+	if (grouped)
+		cells[17] = cr_fit_group_name(cr_decide_group(e->tier));
 	cli_table_add(t, cells);
 }
 
@@ -282,7 +289,18 @@ static int print_json(const check_cfg *c, const cr_model *m, const row *rows, in
 		cJSON_AddBoolToObject(o, "rig_unreleased", rows[i].rig->unreleased);
 		cli_json_estimate(o, rows[i].rig, e, rows[i].fa_why, c->explain ? explain_json(&rows[i]) : NULL);
 		cJSON_AddBoolToObject(o, "reaches_require", e->tier <= c->require);
+		if (c->grouped)
+			cJSON_AddStringToObject(o, "group", cr_fit_group_name(cr_decide_group(e->tier)));
 		cJSON_AddItemToArray(res, o);
+	}
+	if (c->grouped) {
+		cJSON *gr = cJSON_AddObjectToObject(root, "groups");
+		int count[CR_GROUP_COUNT] = { 0 };
+
+		for (int i = 0; i < n; i++)
+			count[cr_decide_group(rows[i].est.tier)]++;
+		for (int g = 0; g < CR_GROUP_COUNT; g++)
+			cJSON_AddNumberToObject(gr, cr_fit_group_name((cr_fit_group)g), count[g]);
 	}
 	s = cli_json_print(root);
 	cJSON_Delete(root);
@@ -352,15 +370,140 @@ static void print_extrapolated(const row *rows, int n, cli_format fmt)
 	}
 }
 
+/* The lines under the table(s): cache depth, extrapolations, unknown tiers,
+ * --best-quant misses, unvalidated and unreleased marks. */
+static void print_footnotes(const check_cfg *c, const row *rows, int n, bool unreleased,
+			    bool unvalidated)
+{
+	unsigned depth = rows[0].est.tier == CR_TIER_NOFIT ? rows[0].est.context : rows[0].est.decode_depth;
+	int unknown = 0;
+
+	if (depth)
+		printf("\nDecode with %u tokens in the cache", depth);
+	else
+		printf("\nDecode with an empty cache");
+	printf("; DECIDE = prefill of a %u-token prompt",
+	       rows[0].est.prompt_tokens ? rows[0].est.prompt_tokens : CR_DEFAULT_PROMPT_TOKENS);
+	if (rows[0].est.prefill_depth)
+		printf(" after %u cached tokens", rows[0].est.prefill_depth);
+	printf("; %s.\n", rows[0].fa_why);
+	print_extrapolated(rows, n, c->fmt);
+	for (int i = 0; i < n; i++) {
+		if (rows[i].est.tier != CR_TIER_UNKNOWN || (i > 0 && rows[i - 1].rig == rows[i].rig))
+			continue;
+		/* A selector lists many rigs: one line for them all. */
+		if (c->grouped)
+			unknown++;
+		else
+			printf("%s: tier unknown: no FP16 TFLOPS figure, so no time-to-decision for --workload decide (give the rig tflops=); it reaches no --require.\n",
+			       rows[i].rig->id);
+	}
+	if (unknown)
+		printf("%s: %d rig%s without an FP16 TFLOPS figure, so no time-to-decision for --workload decide; they reach no --require.\n",
+		       cr_fit_group_title(CR_GROUP_UNKNOWN), unknown, unknown == 1 ? "" : "s");
+	for (int i = 0; i < n; i++)
+		if (rows[i].missed)
+			printf(rows[i].est.tier == CR_TIER_NOFIT
+				       ? "%s: no quant reaches \"%s\" and none fits; the row is the smallest.\n"
+				       : "%s: no quant reaches \"%s\"; the row is the closest, the fastest that fits.\n",
+			       rows[i].rig->id, cr_tier_name(c->require));
+	if (unvalidated)
+		printf("%s tensor split: the speed model of --split tensor has not been checked against any measurement, and llama.cpp's row split (-sm row) measures far below it; read these speeds as unvalidated.\n",
+		       UNVALIDATED_MARK);
+	/* A line starting "* " would be a list item in Markdown. */
+	if (unreleased)
+		printf("%s hardware that does not exist as described (see 'clefrun rigs').\n",
+		       c->fmt == FMT_MARKDOWN ? "\\*" : "*");
+}
+
+static const char *const text_hdr[] = { "RIG", "QUANT", "MEMORY / USABLE", "KV+STATE",
+	"MAX CTX", "DECODE t/s", "PREFILL t/s", "DECIDE", "TIER" };
+static const bool text_right[] = { false, false, true, true, true, true, true, true, false };
+
+/* Has rows[from..i) a row of rows[i]'s rig? (A rig has one row per quant.) */
+static bool rig_seen(const row *rows, int from, int i)
+{
+	for (int j = from; j < i; j++)
+		if (rows[j].rig == rows[i].rig)
+			return true;
+	return false;
+}
+
+/* The rigs that do not fit, by id on lines of at most about 100 columns. */
+static void print_nofit_ids(const check_cfg *c, const row *rows, int from, int to)
+{
+	int col = 0;
+
+	for (int i = from; i < to; i++) {
+		const char *id = cli_safe(rows[i].rig->id);
+		int len = (int)strlen(id) + (rows[i].rig->unreleased ? 2 : 0);
+
+		if (rig_seen(rows, from, i))
+			continue;
+		if (col && col + len + 2 > 100) {
+			printf(",\n");
+			col = 0;
+		} else if (col) {
+			printf(", ");
+			col += 2;
+		}
+		printf("%s%s%s", col ? "" : (c->fmt == FMT_MARKDOWN ? "" : "  "), id,
+		       rows[i].rig->unreleased ? (c->fmt == FMT_MARKDOWN ? " \\*" : " *") : "");
+		col += len + (col ? 0 : 2);
+	}
+	if (col)
+		printf("\n");
+}
+
+/* Text and Markdown under a selector: one table per group in cr_fit_group
+ * order, the rigs that do not fit summarised by id. */
+static void render_grouped(const check_cfg *c, const row *rows, int n, bool *unreleased,
+			   bool *unvalidated)
+{
+	bool md = c->fmt == FMT_MARKDOWN, first = true;
+	int nrigs = 0;
+
+	for (int i = 0; i < n; i++)
+		nrigs += !rig_seen(rows, 0, i);
+	for (int from = 0; from < n;) {
+		cr_fit_group g = cr_decide_group(rows[from].est.tier);
+		int to = from, rigs = 0;
+		cli_table t;
+
+		while (to < n && cr_decide_group(rows[to].est.tier) == g) {
+			rigs += !rig_seen(rows, from, to);
+			to++;
+		}
+		if (!first)
+			printf("\n");
+		first = false;
+		printf(md ? "**%s** (%d of %d rig%s%s)\n\n" : "%s (%d of %d rig%s%s):\n", cr_fit_group_title(g),
+		       rigs, nrigs, nrigs == 1 ? "" : "s",
+		       g == CR_GROUP_RUNS_WELL ? ", tier fast or ok" : "");
+		if (g == CR_GROUP_NOFIT) {
+			print_nofit_ids(c, rows, from, to);
+			for (int i = from; i < to; i++)
+				*unreleased |= rows[i].rig->unreleased;
+		} else {
+			cli_table_init(&t, 9, text_hdr, text_right);
+			for (int i = from; i < to; i++) {
+				add_text_row(&t, &rows[i]);
+				*unreleased |= rows[i].rig->unreleased;
+				*unvalidated |= !rows[i].est.speed_validated;
+			}
+			cli_table_render(&t, c->fmt, stdout);
+			cli_table_free(&t);
+		}
+		from = to;
+	}
+}
+
 static int render(const check_cfg *c, const cr_model *m, const row *rows, int n)
 {
-	static const char *const text_hdr[] = { "RIG", "QUANT", "MEMORY / USABLE", "KV+STATE",
-		"MAX CTX", "DECODE t/s", "PREFILL t/s", "DECIDE", "TIER" };
-	static const bool text_right[] = { false, false, true, true, true, true, true, true, false };
 	static const char *const csv_hdr[] = { "model", "quant", "rig", "context", "weights_bytes",
 		"kv_bytes", "state_bytes", "compute_bytes", "overhead_bytes", "total_bytes",
 		"available_bytes", "max_context", "decode_tokens_per_s", "prefill_tokens_per_s",
-		"time_to_decision_s", "tier", "speed_validated" };
+		"time_to_decision_s", "tier", "speed_validated", "group" };
 	bool unreleased = false, unvalidated = false;
 	cli_table t;
 
@@ -369,53 +512,29 @@ static int render(const check_cfg *c, const cr_model *m, const row *rows, int n)
 	if (c->fmt == FMT_JSON)
 		return print_json(c, m, rows, n);
 	if (c->fmt == FMT_CSV) {
-		cli_table_init(&t, 17, csv_hdr, NULL);
+		cli_table_init(&t, c->grouped ? 18 : 17, csv_hdr, NULL);
 		for (int i = 0; i < n; i++)
-			add_csv_row(&t, m, &rows[i]);
+			add_csv_row(&t, m, &rows[i], c->grouped);
+		cli_table_render(&t, c->fmt, stdout);
+		cli_table_free(&t);
 	} else {
 		if (!cli_quiet())
 			print_heading(c, m, stdout);
-		cli_table_init(&t, 9, text_hdr, text_right);
-		for (int i = 0; i < n; i++) {
-			add_text_row(&t, &rows[i]);
-			unreleased |= rows[i].rig->unreleased;
-			unvalidated |= !rows[i].est.speed_validated && rows[i].est.tier != CR_TIER_NOFIT;
+		if (c->grouped) {
+			render_grouped(c, rows, n, &unreleased, &unvalidated);
+		} else {
+			cli_table_init(&t, 9, text_hdr, text_right);
+			for (int i = 0; i < n; i++) {
+				add_text_row(&t, &rows[i]);
+				unreleased |= rows[i].rig->unreleased;
+				unvalidated |= !rows[i].est.speed_validated && rows[i].est.tier != CR_TIER_NOFIT;
+			}
+			cli_table_render(&t, c->fmt, stdout);
+			cli_table_free(&t);
 		}
 	}
-	cli_table_render(&t, c->fmt, stdout);
-	cli_table_free(&t);
-	if (c->fmt != FMT_CSV && !cli_quiet()) {
-		unsigned depth = rows[0].est.tier == CR_TIER_NOFIT ? rows[0].est.context
-								   : rows[0].est.decode_depth;
-
-		if (depth)
-			printf("\nDecode with %u tokens in the cache", depth);
-		else
-			printf("\nDecode with an empty cache");
-		printf("; DECIDE = prefill of a %u-token prompt",
-		       rows[0].est.prompt_tokens ? rows[0].est.prompt_tokens : CR_DEFAULT_PROMPT_TOKENS);
-		if (rows[0].est.prefill_depth)
-			printf(" after %u cached tokens", rows[0].est.prefill_depth);
-		printf("; %s.\n", rows[0].fa_why);
-		print_extrapolated(rows, n, c->fmt);
-		for (int i = 0; i < n; i++)
-			if (rows[i].est.tier == CR_TIER_UNKNOWN && (i == 0 || rows[i - 1].rig != rows[i].rig))
-				printf("%s: tier unknown: no FP16 TFLOPS figure, so no time-to-decision for --workload decide (give the rig tflops=); it reaches no --require.\n",
-				       rows[i].rig->id);
-		for (int i = 0; i < n; i++)
-			if (rows[i].missed)
-				printf(rows[i].est.tier == CR_TIER_NOFIT
-					       ? "%s: no quant reaches \"%s\" and none fits; the row is the smallest.\n"
-					       : "%s: no quant reaches \"%s\"; the row is the closest, the fastest that fits.\n",
-				       rows[i].rig->id, cr_tier_name(c->require));
-		if (unvalidated)
-			printf("%s tensor split: the speed model of --split tensor has not been checked against any measurement, and llama.cpp's row split (-sm row) measures far below it; read these speeds as unvalidated.\n",
-			       UNVALIDATED_MARK);
-		/* A line starting "* " would be a list item in Markdown. */
-		if (unreleased)
-			printf("%s hardware that does not exist as described (see 'clefrun rigs').\n",
-			       c->fmt == FMT_MARKDOWN ? "\\*" : "*");
-	}
+	if (c->fmt != FMT_CSV && !cli_quiet())
+		print_footnotes(c, rows, n, unreleased, unvalidated);
 	/* In Markdown the aligned terms stay aligned in a code block. */
 	if (c->explain && c->fmt == FMT_MARKDOWN)
 		printf("\n```");
@@ -424,6 +543,102 @@ static int render(const check_cfg *c, const cr_model *m, const row *rows, int n)
 	if (c->explain && c->fmt == FMT_MARKDOWN)
 		printf("```\n");
 	return EXIT_OK_;
+}
+
+/* A --rig selector: which catalog rigs it takes. */
+typedef enum sel_kind { SEL_ALL, SEL_GPUS, SEL_UNIFIED, SEL_CPU, SEL_MEM_GE, SEL_MEM_LE, SEL_VENDOR } sel_kind;
+
+typedef struct rig_sel {
+	sel_kind kind;
+	double gib;        /* SEL_MEM_*: the rig's total memory bound, GiB */
+	cr_vendor vendor;  /* SEL_VENDOR */
+} rig_sel;
+
+/* 1: @p s is a selector (filled in @p out); 0: it is not (a rig id or a
+ * spec); -1: it is a selector with a bad value (message printed). Catalog
+ * and saved ids never hold '=', '<' or '>', so "mem>=24" is never an id;
+ * the words all, gpus, unified and cpu are taken before saved rigs. */
+static int parse_selector(const char *s, rig_sel *out)
+{
+	static const struct {
+		const char *word;
+		sel_kind kind;
+	} words[] = { { "all", SEL_ALL }, { "gpus", SEL_GPUS }, { "unified", SEL_UNIFIED }, { "cpu", SEL_CPU } };
+	const char *v = NULL;
+	char *end;
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(*words); i++)
+		if (strcasecmp(s, words[i].word) == 0) {
+			out->kind = words[i].kind;
+			return 1;
+		}
+	if (strncasecmp(s, "vendor=", 7) == 0) {
+		out->kind = SEL_VENDOR;
+		if (cr_vendor_parse(s + 7, &out->vendor)) {
+			fprintf(stderr, "clefrun: --rig %s: expected vendor=nvidia, amd, apple, intel or other\n",
+				cli_shown(s));
+			return -1;
+		}
+		return 1;
+	}
+	if (strncasecmp(s, "mem>=", 5) == 0)
+		out->kind = SEL_MEM_GE, v = s + 5;
+	else if (strncasecmp(s, "mem<=", 5) == 0)
+		out->kind = SEL_MEM_LE, v = s + 5;
+	else
+		return 0;
+	out->gib = strtod(v, &end);
+	if (end == v || *end || !isfinite(out->gib) || out->gib < 0 || out->gib > CR_RIG_MEMORY_GIB_MAX) {
+		fprintf(stderr, "clefrun: --rig %s: expected a memory size in GiB, 0 to %g (mem>=24)\n",
+			cli_shown(s), (double)CR_RIG_MEMORY_GIB_MAX);
+		return -1;
+	}
+	return 1;
+}
+
+/* Does catalog rig @p r match? gpus: it has a discrete GPU; unified: a
+ * unified-memory device; cpu: system memory only; mem: its total memory
+ * (every device, as 'clefrun rigs' shows it); vendor: a device of it. */
+static bool selector_matches(const rig_sel *sel, const cr_rig *r)
+{
+	double gib = (double)cr_rig_memory_bytes(r) / 1073741824.0;
+	bool discrete = false, unified = false, vendor = false;
+
+	for (unsigned i = 0; i < r->n_devices; i++) {
+		discrete |= r->devices[i].kind == CR_MEM_DISCRETE;
+		unified |= r->devices[i].kind == CR_MEM_UNIFIED;
+		vendor |= cr_device_vendor(&r->devices[i]) == sel->vendor;
+	}
+	switch (sel->kind) {
+	case SEL_GPUS:
+		return discrete;
+	case SEL_UNIFIED:
+		return unified;
+	case SEL_CPU:
+		return !discrete && !unified;
+	case SEL_MEM_GE:
+		return gib >= sel->gib;
+	case SEL_MEM_LE:
+		return gib <= sel->gib;
+	case SEL_VENDOR:
+		return vendor;
+	default:
+		return true;
+	}
+}
+
+/* Rows in group order (cr_fit_group), then faster decode first, then the
+ * order the rigs were given: the runs-well rigs lead with the fastest. */
+static int group_order(const void *pa, const void *pb)
+{
+	const row *a = pa, *b = pb;
+	cr_fit_group ga = cr_decide_group(a->est.tier), gb = cr_decide_group(b->est.tier);
+
+	if (ga != gb)
+		return ga < gb ? -1 : 1;
+	if (a->est.decode_tokens_per_s != b->est.decode_tokens_per_s)
+		return a->est.decode_tokens_per_s > b->est.decode_tokens_per_s ? -1 : 1;
+	return a->order < b->order ? -1 : a->order > b->order;
 }
 
 /* What the rows of one rig are: catalog quant presets, or real GGUF files
@@ -555,7 +770,7 @@ static int resolve_variants(check_cfg *c, const cr_catalog *cat, cli_model *cm,
 		for (size_t i = 0; !c->n_quants && i < cr_catalog_quant_count(cat) && *nq < MAX_QUANTS; i++)
 			if (cr_decide_default_candidate(&cm->model, cr_catalog_quant_at(cat, i)))
 				quants[(*nq)++] = cr_catalog_quant_at(cat, i);
-	} else if (!c->n_quants && c->n_rigs == 1) {
+	} else if (!c->n_quants && c->n_rigs == 1 && !c->grouped) {
 		for (size_t i = 0; i < cr_catalog_quant_count(cat) && *nq < MAX_QUANTS; i++)
 			quants[(*nq)++] = cr_catalog_quant_at(cat, i);
 	} else if (!c->n_quants) {
@@ -579,7 +794,7 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 	check_cfg c;
 	cr_catalog *cat = NULL;
 	const cr_model *m;
-	const cr_rig *rigs[MAX_RIGS];
+	const cr_rig **rigs = NULL;
 	const cr_quant *quants[MAX_QUANTS];
 	cr_rig *custom = NULL;
 	cli_model *cm = NULL;
@@ -604,13 +819,23 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 	rc = parse_args(&c, argc, argv);
 	if (rc)
 		return rc < 0 ? EXIT_OK_ : rc;
+	for (int i = 0; i < c.n_rigs; i++) {
+		rig_sel sel;
+		int k = parse_selector(c.rig_ids[i], &sel);
+
+		if (k < 0)
+			return EXIT_USAGE;
+		c.grouped |= k > 0;
+	}
 	cat = cli_open_catalog(&c.g);
 	if (!cat)
 		return EXIT_ERROR;
 	rc = EXIT_USAGE;
 	custom = calloc(MAX_RIGS, sizeof(cr_rig));
 	cm = calloc(1, sizeof(*cm));
-	if (!custom || !cm) {
+	/* Each --rig is one rig or, as a selector, up to every catalog rig. */
+	rigs = calloc((size_t)(c.n_rigs ? c.n_rigs : 1) * (cr_catalog_rig_count(cat) + 1), sizeof(*rigs));
+	if (!custom || !cm || !rigs) {
 		rc = EXIT_ERROR;
 		goto out;
 	}
@@ -634,11 +859,40 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 	c.ctx = set.opts.n_ctx;
 
 	for (int i = 0; i < c.n_rigs; i++) {
-		if (!(rigs[nr++] = cli_find_rig(cat, c.rig_ids[i], &custom[i])))
-			goto out;
+		rig_sel sel;
+		int k = parse_selector(c.rig_ids[i], &sel);
+
+		if (k == 0) {
+			const cr_rig *r = cli_find_rig(cat, c.rig_ids[i], &custom[i]);
+			bool dup = false;
+
+			if (!r)
+				goto out;
+			/* Beside a selector, a rig it took already is not a second row. */
+			for (int q = 0; c.grouped && q < nr && !dup; q++)
+				dup = rigs[q] == r;
+			if (!dup)
+				rigs[nr++] = r;
+			continue;
+		}
+		/* A rig two selectors (or a selector and its id) name is one row set. */
+		for (size_t j = 0; j < cr_catalog_rig_count(cat); j++) {
+			const cr_rig *r = cr_catalog_rig_at(cat, j);
+			bool dup = false;
+
+			for (int q = 0; q < nr && !dup; q++)
+				dup = rigs[q] == r;
+			if (!dup && selector_matches(&sel, r))
+				rigs[nr++] = r;
+		}
+	}
+	if (c.n_rigs && !nr) {
+		fprintf(stderr, "clefrun check: no catalog rig matches --rig %s\n", cli_shown(c.rig_ids[0]));
+		rc = EXIT_USAGE;
+		goto out;
 	}
 	if (!c.n_rigs) {
-		for (size_t i = 0; i < cr_catalog_rig_count(cat) && nr < MAX_RIGS; i++)
+		for (size_t i = 0; i < cr_catalog_rig_count(cat); i++)
 			if (cr_catalog_rig_at(cat, i)->reference)
 				rigs[nr++] = cr_catalog_rig_at(cat, i);
 	}
@@ -692,6 +946,7 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 				goto out;
 			}
 			snprintf(rows[n].fa_why, sizeof(rows[n].fa_why), "%s", set.flash_attn_reason);
+			rows[n].order = n;
 			if (c.explain)
 				rows[n].n_terms = cr_estimate_explain_weights(m, &rows[n].weights, rigs[i], &o,
 									      &rows[n].est, rows[n].terms,
@@ -705,13 +960,26 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 		rc = cli_exit_for_status(s);
 		goto out;
 	}
+	if (c.grouped)
+		qsort(rows, (size_t)n, sizeof(*rows), group_order);
 	rc = render(&c, m, rows, n);
-	for (int i = 0; rc == EXIT_OK_ && i < n; i++) {
+	/* A selector asks which rigs run the model: exit 3 only when none
+	 * reaches --require. Otherwise every row must. */
+	if (rc == EXIT_OK_ && c.grouped) {
+		bool any = false;
+
+		for (int i = 0; i < n; i++)
+			any |= rows[i].est.tier <= c.require;
+		if (!any)
+			rc = EXIT_NOFIT;
+	}
+	for (int i = 0; rc == EXIT_OK_ && !c.grouped && i < n; i++) {
 		if (rows[i].est.tier > c.require)
 			rc = EXIT_NOFIT;
 	}
 out:
 	free(rows);
+	free(rigs);
 	free(custom);
 	free(vars);
 	free(cm);

@@ -529,6 +529,38 @@ static void test_fit_context_and_options(void **state)
 	assert_string_equal(cr_fit_status_name(CR_FIT_CONTEXT), "context");
 }
 
+/* The seed pages' groups, from every tier; the order of the groups is the
+ * order a device list prints them in. */
+static void test_groups(void **state)
+{
+	static const struct {
+		cr_tier tier;
+		cr_fit_group group;
+		const char *name, *title;
+	} cases[] = {
+		{ CR_TIER_FAST, CR_GROUP_RUNS_WELL, "runs_well", "Runs well" },
+		{ CR_TIER_OK, CR_GROUP_RUNS_WELL, "runs_well", "Runs well" },
+		{ CR_TIER_SLOW, CR_GROUP_SLOW, "slow", "Fits but slow" },
+		{ CR_TIER_TIGHT, CR_GROUP_TIGHT, "tight", "Tight" },
+		{ CR_TIER_UNKNOWN, CR_GROUP_UNKNOWN, "unknown", "Fits, speed unknown" },
+		{ CR_TIER_NOFIT, CR_GROUP_NOFIT, "nofit", "Does not fit" },
+		{ CR_TIER_COUNT, CR_GROUP_NOFIT, "nofit", "Does not fit" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		cr_fit_group g = cr_decide_group(cases[i].tier);
+
+		assert_int_equal(g, cases[i].group);
+		assert_string_equal(cr_fit_group_name(g), cases[i].name);
+		assert_string_equal(cr_fit_group_title(g), cases[i].title);
+	}
+	assert_true(CR_GROUP_RUNS_WELL < CR_GROUP_SLOW && CR_GROUP_SLOW < CR_GROUP_TIGHT &&
+		    CR_GROUP_TIGHT < CR_GROUP_UNKNOWN && CR_GROUP_UNKNOWN < CR_GROUP_NOFIT);
+	assert_string_equal(cr_fit_group_name(CR_GROUP_COUNT), "?");
+	assert_string_equal(cr_fit_group_title(CR_GROUP_COUNT), "?");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -544,6 +576,7 @@ int main(void)
 		cmocka_unit_test(test_compare_keys),
 		cmocka_unit_test(test_fit_ranking),
 		cmocka_unit_test(test_fit_context_and_options),
+		cmocka_unit_test(test_groups),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -329,12 +329,19 @@ static void test_match_table(void **state)
 		{ "Radeon RX 7900 XTX", 23.98, "rx7900xtx" },
 		{ "Apple M3 Max", 0, "m3-max-128" },
 		{ "Apple M2 Ultra", 0, "m2-ultra-192" },
-		/* A laptop 4090 is another chip; the 8 GB 4060 Ti is not the 16 GB one;
-		 * the M4 Ultra does not exist; words must all agree. */
-		{ "NVIDIA GeForce RTX 4090 Laptop GPU", 16, NULL },
-		{ "NVIDIA GeForce RTX 4060 Ti", 8, NULL },
+		/* A laptop 4090 is another chip, the 8 GB 4060 Ti is not the 16 GB one
+		 * and the 4090 D not the 4090: each matches its own entry. */
+		{ "NVIDIA GeForce RTX 4090 Laptop GPU", 16, "rtx4090-laptop" },
+		{ "NVIDIA GeForce RTX 4060 Ti", 8, "rtx4060ti-8" },
+		{ "NVIDIA GeForce RTX 4090 D", 24, "rtx4090d" },
+		{ "NVIDIA GeForce RTX 5060 Ti", 7.96, "rtx5060ti-8" },
+		{ "NVIDIA GeForce RTX 2080 Ti", 11, "rtx2080ti" },
+		{ "NVIDIA GeForce GTX 1080", 8, "gtx1080" },
+		{ "NVIDIA GeForce GTX 1080 Ti", 11, "gtx1080ti" },
+		/* The M4 Ultra does not exist, the GTX 1070 is not in the catalog; words
+		 * must all agree. */
 		{ "Apple M4 Ultra", 0, NULL },
-		{ "NVIDIA GeForce RTX 4090 D", 24, NULL },
+		{ "NVIDIA GeForce GTX 1070", 8, NULL },
 		{ "NVIDIA", 24, NULL },
 		{ "", 24, NULL },
 	};

@@ -17,6 +17,43 @@ const char *cr_fit_status_name(cr_fit_status s)
 	return (unsigned)s <= CR_FIT_CONTEXT ? fit_status_names[s] : "?";
 }
 
+/* The seed pages' "which GPUs can run it" lists: "runs great" and "decent"
+ * are the rigs that run a model at a usable speed (tiers fast and ok, the
+ * CR_TIER_*_TPS thresholds of estimate.h), then those it fits but crawls
+ * on, then those it barely fits; clefrun adds the fits whose speed is
+ * unknown and the no-fits. */
+cr_fit_group cr_decide_group(cr_tier tier)
+{
+	switch (tier) {
+	case CR_TIER_FAST:
+	case CR_TIER_OK:
+		return CR_GROUP_RUNS_WELL;
+	case CR_TIER_SLOW:
+		return CR_GROUP_SLOW;
+	case CR_TIER_TIGHT:
+		return CR_GROUP_TIGHT;
+	case CR_TIER_UNKNOWN:
+		return CR_GROUP_UNKNOWN;
+	default:
+		return CR_GROUP_NOFIT;
+	}
+}
+
+const char *cr_fit_group_name(cr_fit_group g)
+{
+	static const char *const names[] = { "runs_well", "slow", "tight", "unknown", "nofit" };
+
+	return (unsigned)g < CR_GROUP_COUNT ? names[g] : "?";
+}
+
+const char *cr_fit_group_title(cr_fit_group g)
+{
+	static const char *const titles[] = { "Runs well", "Fits but slow", "Tight",
+		"Fits, speed unknown", "Does not fit" };
+
+	return (unsigned)g < CR_GROUP_COUNT ? titles[g] : "?";
+}
+
 /* Is candidate (bpw_a, tps_a, index ia) better than (bpw_b, tps_b, ib)
  * under "highest bpw, then faster decode, then earlier"? */
 static bool better_quality(double bpw_a, double tps_a, size_t ia, double bpw_b, double tps_b,
