@@ -189,6 +189,17 @@ static unsigned same_model(const cr_model *a, const cr_model *b)
 	SAME_NUM(w, id, experts_total);
 	SAME_NUM(w, id, experts_used);
 	SAME_NUM(w, id, experts_shared);
+	SAME_NUM(w, id, mla_q_lora_rank);
+	SAME_NUM(w, id, experts_dense_layers);
+	SAME_NUM(w, id, experts_dense_ffn);
+	SAME_NUM(w, id, experts_shared_ffn);
+	SAME_NUM(w, id, vision.layers);
+	SAME_NUM(w, id, vision.hidden);
+	SAME_NUM(w, id, vision.ffn);
+	SAME_NUM(w, id, vision.patch);
+	SAME_NUM(w, id, vision.temporal_patch);
+	SAME_NUM(w, id, vision.positions);
+	SAME_NUM(w, id, vision.merge);
 	SAME_NUM(w, id, tied_embeddings);
 	SAME_STR(w, id, native_type);
 	SAME_NUM(w, id, native_bpw);
@@ -662,6 +673,22 @@ static const hostile_row hostile_rows[] = {
 	{ "experts.used above experts.total", F_MODELS, "\"tied_embeddings\"",
 	  "\"experts\":{\"total\":8,\"used\":9,\"shared\":0},\"tied_embeddings\"",
 	  CR_ERR_INVALID, "models.json: models[0].experts.used: more experts used (9) than exist (8)" },
+	{ "experts.dense_layers without dense_ffn", F_MODELS, "\"tied_embeddings\"",
+	  "\"experts\":{\"total\":8,\"used\":2,\"shared\":0,\"dense_layers\":1},\"tied_embeddings\"",
+	  CR_ERR_INVALID,
+	  "models.json: models[0].experts.dense_ffn: dense_layers and dense_ffn come together" },
+	{ "experts.dense_layers on every layer", F_MODELS, "\"tied_embeddings\"",
+	  "\"experts\":{\"total\":8,\"used\":2,\"shared\":0,\"dense_layers\":4,\"dense_ffn\":64},"
+	  "\"tied_embeddings\"",
+	  CR_ERR_INVALID,
+	  "models.json: models[0].experts.dense_layers: 4 dense layers of 4 (at least one layer must be MoE)" },
+	{ "vision missing a dimension", F_MODELS, "\"tied_embeddings\"",
+	  "\"vision\":{\"layers\":1,\"hidden\":8,\"ffn\":8,\"patch\":2,\"temporal_patch\":1,"
+	  "\"positions\":4},\"tied_embeddings\"",
+	  CR_ERR_INVALID, "models.json: models[0].vision.merge: missing field (expected an integer)" },
+	{ "mla.q_lora_rank zero", F_MODELS, "\"tied_embeddings\"",
+	  "\"mla\":{\"kv_lora_rank\":8,\"rope_dim\":0,\"q_lora_rank\":0},\"tied_embeddings\"",
+	  CR_ERR_INVALID, "models.json: models[0].mla.q_lora_rank: expected an integer from 1 to 1048576, got 0" },
 	{ "native_quant on a dense model", F_MODELS, "\"tied_embeddings\"",
 	  "\"native_quant\":{\"type\":\"MXFP4\",\"bpw\":4.25,\"tensors\":\"experts\",\"source\":\"s\"},"
 	  "\"tied_embeddings\"",

@@ -409,8 +409,9 @@ static int read_linear(jr_ctx *c, const cJSON *o, cr_model *m)
 	return CR_OK;
 }
 
+/* The first nreq keys are required, the rest up to n optional (0 when absent). */
 static int read_sub_uints(jr_ctx *c, const cJSON *o, const char *key, const char *const *keys,
-			  const uint64_t *lo, uint64_t *v, int n)
+			  const uint64_t *lo, uint64_t *v, int nreq, int n)
 {
 	const cJSON *sub;
 	size_t saved;
@@ -420,8 +421,11 @@ static int read_sub_uints(jr_ctx *c, const cJSON *o, const char *key, const char
 		return rc;
 	saved = jr_push_key(c, key);
 	rc = jr_check_keys(c, sub, keys);
-	for (int i = 0; !rc && i < n; i++)
-		rc = jr_req_uint(c, sub, keys[i], lo[i], 1u << 20, &v[i]);
+	for (int i = 0; !rc && i < n; i++) {
+		v[i] = 0;
+		rc = i < nreq ? jr_req_uint(c, sub, keys[i], lo[i], 1u << 20, &v[i])
+			      : jr_opt_uint(c, sub, keys[i], lo[i], 1u << 20, &v[i]);
+	}
 	jr_pop(c, saved);
 	return rc;
 }
@@ -502,10 +506,14 @@ static int read_model(jr_ctx *c, const cJSON *o, cr_model *m)
 		"released", "backbone", "arch", "params", "active_params", "context_max", "vocab",
 		"layers", "hidden", "ffn", "heads", "kv_heads", "head_dim_k", "head_dim_v",
 		"layer_pattern", "window", "linear_attention", "mla", "experts",
-		"tied_embeddings", "native_quant", "sources", "notes", NULL };
-	static const char *const mla_keys[] = { "kv_lora_rank", "rope_dim", NULL };
-	static const char *const moe_keys[] = { "total", "used", "shared", NULL };
-	static const uint64_t mla_lo[] = { 1, 0 }, moe_lo[] = { 1, 1, 0 };
+		"tied_embeddings", "native_quant", "vision", "sources", "notes", NULL };
+	static const char *const mla_keys[] = { "kv_lora_rank", "rope_dim", "q_lora_rank", NULL };
+	static const char *const moe_keys[] = { "total", "used", "shared", "dense_layers",
+		"dense_ffn", "shared_ffn", NULL };
+	static const char *const vis_keys[] = { "layers", "hidden", "ffn", "patch",
+		"temporal_patch", "positions", "merge", NULL };
+	static const uint64_t mla_lo[] = { 1, 0, 1 }, moe_lo[] = { 1, 1, 0, 1, 1, 1 },
+		vis_lo[] = { 1, 1, 1, 1, 1, 1, 1 };
 	char pattern[CR_MAX_LAYERS + 1] = "F";
 	uint64_t v[8], win = 0;
 	bool has_swa = false, has_rec = false;
@@ -586,22 +594,40 @@ static int read_model(jr_ctx *c, const cJSON *o, cr_model *m)
 			       "given, but layer_pattern has no linear-attention layers");
 	}
 	if (cJSON_HasObjectItem(o, "mla")) {
-		if ((rc = read_sub_uints(c, o, "mla", mla_keys, mla_lo, v, 2)))
+		if ((rc = read_sub_uints(c, o, "mla", mla_keys, mla_lo, v, 2, 3)))
 			return rc;
 		m->mla = true;
 		m->mla_kv_lora_rank = (uint32_t)v[0];
 		m->mla_rope_dim = (uint32_t)v[1];
+		m->mla_q_lora_rank = (uint32_t)v[2];
 	}
 	if (cJSON_HasObjectItem(o, "experts")) {
-		if ((rc = read_sub_uints(c, o, "experts", moe_keys, moe_lo, v, 3)))
+		if ((rc = read_sub_uints(c, o, "experts", moe_keys, moe_lo, v, 3, 6)))
 			return rc;
 		if (v[1] > v[0])
 			return jr_fail(c, CR_ERR_INVALID, "experts.used",
 				       "more experts used (%llu) than exist (%llu)",
 				       (unsigned long long)v[1], (unsigned long long)v[0]);
+		if (v[3] >= m->n_layers)
+			return jr_fail(c, CR_ERR_INVALID, "experts.dense_layers",
+				       "%llu dense layers of %u (at least one layer must be MoE)",
+				       (unsigned long long)v[3], m->n_layers);
+		if (!v[3] != !v[4])
+			return jr_fail(c, CR_ERR_INVALID, v[3] ? "experts.dense_ffn" : "experts.dense_layers",
+				       "dense_layers and dense_ffn come together");
 		m->experts_total = (uint32_t)v[0];
 		m->experts_used = (uint32_t)v[1];
 		m->experts_shared = (uint32_t)v[2];
+		m->experts_dense_layers = (uint32_t)v[3];
+		m->experts_dense_ffn = (uint32_t)v[4];
+		m->experts_shared_ffn = (uint32_t)v[5];
+	}
+	if (cJSON_HasObjectItem(o, "vision")) {
+		if ((rc = read_sub_uints(c, o, "vision", vis_keys, vis_lo, v, 7, 7)))
+			return rc;
+		m->vision = (cr_vision){ .layers = (uint32_t)v[0], .hidden = (uint32_t)v[1],
+			.ffn = (uint32_t)v[2], .patch = (uint32_t)v[3], .temporal_patch = (uint32_t)v[4],
+			.positions = (uint32_t)v[5], .merge = (uint32_t)v[6] };
 	}
 	if (cJSON_HasObjectItem(o, "native_quant"))
 		return read_native_quant(c, o, m);
