@@ -89,6 +89,8 @@ typedef struct cr_model {
 	uint32_t experts_dense_layers; /**< MoE: leading layers with a dense FFN instead */
 	uint32_t experts_dense_ffn;    /**< their FFN width (0 when none) */
 	uint32_t experts_shared_ffn;   /**< shared expert width; 0: same as ffn */
+	uint32_t experts_every;        /**< MoE on every n-th layer only (layers n-1, 2n-1, ...), dense FFN
+					    of experts_dense_ffn between; 0: every layer */
 	cr_vision vision;           /**< vision tower; all 0 when text-only */
 	bool tied_embeddings;
 	/** Native quantization: the routed-expert tensors ship quantized (gpt-oss:

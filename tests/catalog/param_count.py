@@ -40,9 +40,9 @@ TOLERANCE = 0.01  # the catalog's rule: within 1 % of the published total
 # fields; each names the transformers module it comes from.
 QKV_BIAS = {"qwen2", "glm4moe", "gpt-oss"}        # modeling_qwen2 / glm4_moe / gpt_oss: q,k,v bias
 O_BIAS = {"gpt-oss"}                               # modeling_gpt_oss: o_proj bias
-QK_NORM = {"qwen3", "qwen3moe", "gemma3", "qwen3next", "qwen35", "qwen35moe", "olmo2"}
+QK_NORM = {"qwen3", "qwen3moe", "gemma3", "qwen3next", "qwen35", "qwen35moe"}
 GATED_Q = {"qwen3next", "qwen35", "qwen35moe"}     # q_proj emits query and output gate
-NORMS_PER_LAYER = {"gemma3": 4, "olmo2": 2}        # gemma3: pre/post attn, pre/post ffn
+NORMS_PER_LAYER = {"gemma3": 4, "gemma2": 4}       # gemma2/3: pre/post attn, pre/post ffn
 SINKS = {"gpt-oss"}                                # per-head attention sinks
 EXPERT_BIAS = {"gpt-oss"}                          # gate_up and down biases per expert
 ROUTER_BIAS = {"gpt-oss", "glm4moe", "deepseek2"}  # router bias / e_score_correction_bias

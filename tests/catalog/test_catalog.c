@@ -193,6 +193,7 @@ static unsigned same_model(const cr_model *a, const cr_model *b)
 	SAME_NUM(w, id, experts_dense_layers);
 	SAME_NUM(w, id, experts_dense_ffn);
 	SAME_NUM(w, id, experts_shared_ffn);
+	SAME_NUM(w, id, experts_every);
 	SAME_NUM(w, id, vision.layers);
 	SAME_NUM(w, id, vision.hidden);
 	SAME_NUM(w, id, vision.ffn);

@@ -509,10 +509,10 @@ static int read_model(jr_ctx *c, const cJSON *o, cr_model *m)
 		"tied_embeddings", "native_quant", "vision", "sources", "notes", NULL };
 	static const char *const mla_keys[] = { "kv_lora_rank", "rope_dim", "q_lora_rank", NULL };
 	static const char *const moe_keys[] = { "total", "used", "shared", "dense_layers",
-		"dense_ffn", "shared_ffn", NULL };
+		"dense_ffn", "shared_ffn", "every", NULL };
 	static const char *const vis_keys[] = { "layers", "hidden", "ffn", "patch",
 		"temporal_patch", "positions", "merge", NULL };
-	static const uint64_t mla_lo[] = { 1, 0, 1 }, moe_lo[] = { 1, 1, 0, 1, 1, 1 },
+	static const uint64_t mla_lo[] = { 1, 0, 1 }, moe_lo[] = { 1, 1, 0, 1, 1, 1, 2 },
 		vis_lo[] = { 1, 1, 1, 1, 1, 1, 1 };
 	char pattern[CR_MAX_LAYERS + 1] = "F";
 	uint64_t v[8], win = 0;
@@ -602,7 +602,7 @@ static int read_model(jr_ctx *c, const cJSON *o, cr_model *m)
 		m->mla_q_lora_rank = (uint32_t)v[2];
 	}
 	if (cJSON_HasObjectItem(o, "experts")) {
-		if ((rc = read_sub_uints(c, o, "experts", moe_keys, moe_lo, v, 3, 6)))
+		if ((rc = read_sub_uints(c, o, "experts", moe_keys, moe_lo, v, 3, 7)))
 			return rc;
 		if (v[1] > v[0])
 			return jr_fail(c, CR_ERR_INVALID, "experts.used",
@@ -612,15 +612,19 @@ static int read_model(jr_ctx *c, const cJSON *o, cr_model *m)
 			return jr_fail(c, CR_ERR_INVALID, "experts.dense_layers",
 				       "%llu dense layers of %u (at least one layer must be MoE)",
 				       (unsigned long long)v[3], m->n_layers);
-		if (!v[3] != !v[4])
+		if (!v[3] != !v[4] && !(v[6] && v[4]))
 			return jr_fail(c, CR_ERR_INVALID, v[3] ? "experts.dense_ffn" : "experts.dense_layers",
 				       "dense_layers and dense_ffn come together");
+		if (v[6] && !v[4])
+			return jr_fail(c, CR_ERR_INVALID, "experts.dense_ffn",
+				       "missing field (experts.every leaves dense layers between the MoE ones)");
 		m->experts_total = (uint32_t)v[0];
 		m->experts_used = (uint32_t)v[1];
 		m->experts_shared = (uint32_t)v[2];
 		m->experts_dense_layers = (uint32_t)v[3];
 		m->experts_dense_ffn = (uint32_t)v[4];
 		m->experts_shared_ffn = (uint32_t)v[5];
+		m->experts_every = (uint32_t)v[6];
 	}
 	if (cJSON_HasObjectItem(o, "vision")) {
 		if ((rc = read_sub_uints(c, o, "vision", vis_keys, vis_lo, v, 7, 7)))
