@@ -33,6 +33,8 @@ extern "C" {
 #define CR_MAX_LAYERS 512   /**< most transformer blocks a model may have */
 #define CR_MAX_DEVICE_GROUPS 4
 #define CR_MAX_SOURCES 4
+#define CR_ALIAS_MAX 96     /**< an alias: 95 characters and a terminator */
+#define CR_MAX_ALIASES 6    /**< aliases per model */
 
 /** Attention kind of one layer. */
 typedef enum cr_layer_kind {
@@ -102,6 +104,12 @@ typedef struct cr_model {
 	char notes[CR_TEXT_MAX];
 	char sources[CR_MAX_SOURCES][CR_URL_MAX];
 	unsigned n_sources;
+	/** Other names that find this model (a Hugging Face repo "Qwen/Qwen3-8B",
+	 *  an Ollama tag "qwen3:8b"): cr_catalog_find_model matches them, ignoring
+	 *  case, after the ids. The loader refuses an alias that equals an id or
+	 *  another alias. */
+	char aliases[CR_MAX_ALIASES][CR_ALIAS_MAX];
+	unsigned n_aliases;
 } cr_model;
 
 /** A quantization preset (a llama-quantize mix). */

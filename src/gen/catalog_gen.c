@@ -178,6 +178,16 @@ static void put_model(FILE *f, const cr_model *m, size_t i)
 	field_str(f, ind, "native_source", m->native_source);
 	field_str(f, ind, "notes", m->notes);
 	field_sources(f, ind, m->sources, m->n_sources);
+	if (m->n_aliases) {
+		fprintf(f, "%s.aliases = {", ind);
+		for (unsigned k = 0; k < m->n_aliases && k < CR_MAX_ALIASES; k++) {
+			fprintf(f, "\n%s\t", ind);
+			put_str(f, m->aliases[k]);
+			fputc(',', f);
+		}
+		fprintf(f, "\n%s},\n", ind);
+		field_u(f, ind, "n_aliases", m->n_aliases);
+	}
 	fputs("\t},\n", f);
 }
 

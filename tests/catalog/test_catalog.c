@@ -194,6 +194,9 @@ static unsigned same_model(const cr_model *a, const cr_model *b)
 	SAME_NUM(w, id, experts_dense_ffn);
 	SAME_NUM(w, id, experts_shared_ffn);
 	SAME_NUM(w, id, experts_every);
+	SAME_NUM(w, id, n_aliases);
+	for (unsigned k = 0; k < a->n_aliases && k < CR_MAX_ALIASES; k++)
+		SAME_STR(w, id, aliases[k]);
 	SAME_NUM(w, id, vision.layers);
 	SAME_NUM(w, id, vision.hidden);
 	SAME_NUM(w, id, vision.ffn);
@@ -382,6 +385,15 @@ static void test_shipped_clef_flash(void **state)
 	assert_ptr_equal(cr_catalog_find_model(cat, "CLEF-Flash"), m);
 	assert_null(cr_catalog_find_model(cat, "clef-flash2"));
 	assert_null(cr_catalog_find_model(cat, ""));
+	/* Aliases find their model, ignoring case: a Hugging Face repo name and
+	 * an Ollama tag; an alias is not a prefix match. */
+	m = cr_catalog_find_model(cat, "qwen3-8b");
+	assert_non_null(m);
+	assert_ptr_equal(cr_catalog_find_model(cat, "Qwen/Qwen3-8B"), m);
+	assert_ptr_equal(cr_catalog_find_model(cat, "qwen/qwen3-8b"), m);
+	assert_ptr_equal(cr_catalog_find_model(cat, "QWEN3:8B"), m);
+	assert_null(cr_catalog_find_model(cat, "qwen3:8"));
+	assert_null(cr_catalog_find_model(cat, "Qwen/Qwen3-8B-GGUF"));
 }
 
 /* ---- enum names --------------------------------------------------------- */
@@ -690,6 +702,35 @@ static const hostile_row hostile_rows[] = {
 	{ "mla.q_lora_rank zero", F_MODELS, "\"tied_embeddings\"",
 	  "\"mla\":{\"kv_lora_rank\":8,\"rope_dim\":0,\"q_lora_rank\":0},\"tied_embeddings\"",
 	  CR_ERR_INVALID, "models.json: models[0].mla.q_lora_rank: expected an integer from 1 to 1048576, got 0" },
+	{ "alias equal to the model's id", F_MODELS, "\"tied_embeddings\"",
+	  "\"aliases\":[\"TINY\"],\"tied_embeddings\"", CR_ERR_INVALID,
+	  "models.json: models[0].aliases[0]: \"TINY\" is the id of models[0]" },
+	{ "alias twice in one model", F_MODELS, "\"tied_embeddings\"",
+	  "\"aliases\":[\"org/tiny-1b\",\"ORG/Tiny-1B\"],\"tied_embeddings\"", CR_ERR_INVALID,
+	  "models.json: models[0].aliases[1]: \"ORG/Tiny-1B\" is also models[0].aliases[0]" },
+	{ "alias equal to another model's id", F_MODELS, "\"sources\":[\"s\"]}",
+	  "\"sources\":[\"s\"]},{\"id\":\"tiny2\",\"name\":\"Tiny 2\",\"family\":\"t\","
+	  "\"developer\":\"T\",\"license\":\"mit\",\"released\":\"2025-01\",\"arch\":\"llama\","
+	  "\"params\":1000000000,\"active_params\":1000000000,\"context_max\":4096,"
+	  "\"vocab\":32000,\"layers\":4,\"hidden\":2048,\"ffn\":8192,\"heads\":16,"
+	  "\"kv_heads\":4,\"head_dim_k\":128,\"head_dim_v\":128,\"tied_embeddings\":false,"
+	  "\"aliases\":[\"tiny:1b\",\"Tiny\"],\"sources\":[\"s\"]}",
+	  CR_ERR_INVALID, "models.json: models[1].aliases[1]: \"Tiny\" is the id of models[0]" },
+	{ "alias with a space", F_MODELS, "\"tied_embeddings\"",
+	  "\"aliases\":[\"tiny 1b\"],\"tied_embeddings\"", CR_ERR_INVALID,
+	  "models.json: models[0].aliases[0]: unexpected character 0x20 at 4 (letters, digits and . _ - : / + only)" },
+	{ "alias with an escape", F_MODELS, "\"tied_embeddings\"",
+	  "\"aliases\":[\"t\\u001b[31m\"],\"tied_embeddings\"", CR_ERR_INVALID,
+	  "models.json: models[0].aliases[0]: unexpected character 0x1b at 1 (letters, digits and . _ - : / + only)" },
+	{ "empty alias", F_MODELS, "\"tied_embeddings\"",
+	  "\"aliases\":[\"\"],\"tied_embeddings\"", CR_ERR_INVALID,
+	  "models.json: models[0].aliases[0]: empty alias" },
+	{ "too many aliases", F_MODELS, "\"tied_embeddings\"",
+	  "\"aliases\":[\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\"],\"tied_embeddings\"",
+	  CR_ERR_INVALID, "models.json: models[0].aliases: at most 6 aliases" },
+	{ "aliases not an array", F_MODELS, "\"tied_embeddings\"",
+	  "\"aliases\":\"tiny:1b\",\"tied_embeddings\"", CR_ERR_INVALID,
+	  "models.json: models[0].aliases: expected an array" },
 	{ "native_quant on a dense model", F_MODELS, "\"tied_embeddings\"",
 	  "\"native_quant\":{\"type\":\"MXFP4\",\"bpw\":4.25,\"tensors\":\"experts\",\"source\":\"s\"},"
 	  "\"tied_embeddings\"",

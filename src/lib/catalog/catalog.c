@@ -163,6 +163,45 @@ static int read_sources(jr_ctx *c, const cJSON *obj, char (*dst)[CR_URL_MAX], un
 	return CR_OK;
 }
 
+/* "aliases": names users type for a model. Letters, digits and . _ - : / +
+ * only: what Hugging Face repo names and Ollama tags use, and nothing that
+ * could carry a terminal escape or a space into a table. */
+static int read_aliases(jr_ctx *c, const cJSON *obj, cr_model *m)
+{
+	const cJSON *arr, *it;
+	size_t i = 0;
+	int rc;
+
+	if (!cJSON_HasObjectItem(obj, "aliases"))
+		return CR_OK;
+	if ((rc = jr_req_array(c, obj, "aliases", &arr)))
+		return rc;
+	if (cJSON_GetArraySize(arr) > CR_MAX_ALIASES)
+		return jr_fail(c, CR_ERR_INVALID, "aliases", "at most %d aliases", CR_MAX_ALIASES);
+	cJSON_ArrayForEach(it, arr) {
+		char key[32];
+		char *a = m->aliases[i];
+
+		snprintf(key, sizeof(key), "aliases[%zu]", i);
+		if ((rc = jr_as_string(c, it, key, a, CR_ALIAS_MAX)))
+			return rc;
+		if (!a[0])
+			return jr_fail(c, CR_ERR_INVALID, key, "empty alias");
+		for (const char *p = a; *p; p++) {
+			unsigned char ch = (unsigned char)*p;
+
+			if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+			      (ch >= '0' && ch <= '9') || strchr("._-:/+", ch)))
+				return jr_fail(c, CR_ERR_INVALID, key,
+					       "unexpected character 0x%02x at %td (letters, digits and . _ - : / + only)",
+					       ch, p - a);
+		}
+		i++;
+	}
+	m->n_aliases = (unsigned)i;
+	return CR_OK;
+}
+
 /* Parse the top level: {"schema": expected, "<list_key>": [...]} */
 static int read_top(jr_ctx *c, const cJSON *root, const char *schema, const char *list_key,
 		    const cJSON **list)
@@ -506,7 +545,7 @@ static int read_model(jr_ctx *c, const cJSON *o, cr_model *m)
 		"released", "backbone", "arch", "params", "active_params", "context_max", "vocab",
 		"layers", "hidden", "ffn", "heads", "kv_heads", "head_dim_k", "head_dim_v",
 		"layer_pattern", "window", "linear_attention", "mla", "experts",
-		"tied_embeddings", "native_quant", "vision", "sources", "notes", NULL };
+		"tied_embeddings", "native_quant", "vision", "aliases", "sources", "notes", NULL };
 	static const char *const mla_keys[] = { "kv_lora_rank", "rope_dim", "q_lora_rank", NULL };
 	static const char *const moe_keys[] = { "total", "used", "shared", "dense_layers",
 		"dense_ffn", "shared_ffn", "every", NULL };
@@ -556,6 +595,7 @@ static int read_model(jr_ctx *c, const cJSON *o, cr_model *m)
 	    (rc = jr_opt_string(c, o, "layer_pattern", pattern, sizeof(pattern))) ||
 	    (rc = jr_opt_uint(c, o, "window", 1, 1u << 30, &win)) ||
 	    (rc = read_sources(c, o, m->sources, &m->n_sources)) ||
+	    (rc = read_aliases(c, o, m)) ||
 	    (rc = jr_opt_string(c, o, "notes", m->notes, sizeof(m->notes))))
 		return rc;
 	m->head_dim_k = (uint32_t)v[0];
@@ -723,9 +763,41 @@ static int load_one(const char *buf, size_t len, const char *file, const char *s
 	return rc;
 }
 
+/* Every name --model can take (ids and aliases) names one model: an alias
+ * equal to any id, or to an alias before it, is refused with both places. */
+static int check_aliases(const cr_catalog *cat, const char *models_file, cr_error *err)
+{
+	for (size_t i = 0; i < cat->n_models; i++) {
+		const cr_model *m = &cat->models[i];
+
+		for (unsigned a = 0; a < m->n_aliases; a++) {
+			const char *al = m->aliases[a];
+
+			for (size_t j = 0; j < cat->n_models; j++) {
+				const cr_model *o = &cat->models[j];
+
+				if (cr_strcasecmp(o->id, al) == 0)
+					return cr_seterr(err, CR_ERR_INVALID,
+							 "%s: models[%zu].aliases[%u]: \"%s\" is the id of models[%zu]",
+							 models_file, i, a, al, j);
+				for (unsigned b = 0; b < o->n_aliases && (j < i || (j == i && b < a)); b++)
+					if (cr_strcasecmp(o->aliases[b], al) == 0)
+						return cr_seterr(err, CR_ERR_INVALID,
+								 "%s: models[%zu].aliases[%u]: \"%s\" is also models[%zu].aliases[%u]",
+								 models_file, i, a, al, j, b);
+			}
+		}
+	}
+	return CR_OK;
+}
+
 /* Cross-file checks: a model's backbone must be a catalog model. */
 static int check_refs(const cr_catalog *cat, const char *models_file, cr_error *err)
 {
+	int rc = check_aliases(cat, models_file, err);
+
+	if (rc)
+		return rc;
 	for (size_t i = 0; i < cat->n_models; i++) {
 		const char *bb = cat->models[i].backbone;
 
@@ -835,6 +907,10 @@ const cr_model *cr_catalog_find_model(const cr_catalog *cat, const char *id)
 	for (size_t i = 0; i < cat->n_models; i++)
 		if (cr_strcasecmp(cat->models[i].id, id) == 0)
 			return &cat->models[i];
+	for (size_t i = 0; i < cat->n_models; i++)
+		for (unsigned a = 0; a < cat->models[i].n_aliases; a++)
+			if (cr_strcasecmp(cat->models[i].aliases[a], id) == 0)
+				return &cat->models[i];
 	return NULL;
 }
 
