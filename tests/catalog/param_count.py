@@ -143,6 +143,34 @@ def count(m):
     return total, active
 
 
+def self_check(models):
+    """The count must move with the fields it reads: each probe changes one
+    field of the first model that has it and must push that model past the
+    tolerance. Returns the failures."""
+    import copy
+    probes = (
+        ("ffn doubled", lambda m: "experts" not in m, lambda m: m.update(ffn=m["ffn"] * 2)),
+        ("layers doubled", lambda m: True, lambda m: m.update(layers=m["layers"] * 2)),
+        ("experts.total doubled", lambda m: "experts" in m,
+         lambda m: m["experts"].update(total=m["experts"]["total"] * 2)),
+        ("linear_attention v_heads doubled", lambda m: "linear_attention" in m and m["hidden"] <= 2048,
+         lambda m: m["linear_attention"].update(v_heads=m["linear_attention"]["v_heads"] * 2)),
+        ("vision layers doubled", lambda m: "vision" in m and m["hidden"] <= 4096,
+         lambda m: m["vision"].update(layers=m["vision"]["layers"] * 4)),
+    )
+    bad = []
+    for name, has, change in probes:
+        m = next((x for x in models if has(x)), None)
+        if m is None:
+            bad.append("%s: no model to probe" % name)
+            continue
+        m = copy.deepcopy(m)
+        change(m)
+        if abs(count(m)[0] / m["params"] - 1) <= TOLERANCE:
+            bad.append("%s: %s still within %.0f %%" % (name, m["id"], 100 * TOLERANCE))
+    return bad
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "..", "data", "models.json")
@@ -161,6 +189,9 @@ def main():
     if len(models) < 1:
         print("FAIL: no models in", path)
         return 1
+    for msg in self_check(models):
+        print("FAIL: self-check:", msg)
+        bad += 1
     print("%d of %d models within %.0f %% of their published total" % (len(models) - bad, len(models),
                                                                    100 * TOLERANCE))
     return 1 if bad else 0
