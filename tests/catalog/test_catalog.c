@@ -695,6 +695,13 @@ static const hostile_row hostile_rows[] = {
 	  "\"tied_embeddings\"",
 	  CR_ERR_INVALID,
 	  "models.json: models[0].experts.dense_layers: 4 dense layers of 4 (at least one layer must be MoE)" },
+	{ "experts.every without dense_ffn", F_MODELS, "\"tied_embeddings\"",
+	  "\"experts\":{\"total\":8,\"used\":2,\"shared\":0,\"every\":2},\"tied_embeddings\"",
+	  CR_ERR_INVALID,
+	  "models.json: models[0].experts.dense_ffn: missing field (experts.every leaves dense layers between the MoE ones)" },
+	{ "experts.every of 1", F_MODELS, "\"tied_embeddings\"",
+	  "\"experts\":{\"total\":8,\"used\":2,\"shared\":0,\"every\":1,\"dense_ffn\":64},\"tied_embeddings\"",
+	  CR_ERR_INVALID, "models.json: models[0].experts.every: expected an integer from 2 to 1048576, got 1" },
 	{ "vision missing a dimension", F_MODELS, "\"tied_embeddings\"",
 	  "\"vision\":{\"layers\":1,\"hidden\":8,\"ffn\":8,\"patch\":2,\"temporal_patch\":1,"
 	  "\"positions\":4},\"tied_embeddings\"",
