@@ -33,6 +33,8 @@ extern "C" {
 #define CR_MAX_LAYERS 512   /**< most transformer blocks a model may have */
 #define CR_MAX_DEVICE_GROUPS 4
 #define CR_MAX_SOURCES 4
+#define CR_ALIAS_MAX 96     /**< an alias: 95 characters and a terminator */
+#define CR_MAX_ALIASES 6    /**< aliases per model */
 
 /** Attention kind of one layer. */
 typedef enum cr_layer_kind {
@@ -47,6 +49,17 @@ typedef struct cr_linear_attn {
 	uint32_t v_heads, v_head_dim; /**< value heads and width */
 	uint32_t conv_kernel;         /**< short convolution kernel length */
 } cr_linear_attn;
+
+/** Vision tower of a multimodal model (a ViT and the merger that projects its
+ *  patches into the text model's hidden size), as its config.json gives it.
+ *  All 0 for a text-only model. Carried for the parameter count
+ *  (docs/catalog.md); the estimator does not size the projector yet. */
+typedef struct cr_vision {
+	uint32_t layers, hidden, ffn; /**< ViT depth, width, MLP width */
+	uint32_t patch, temporal_patch; /**< patch side, frames per patch */
+	uint32_t positions;           /**< learned position embeddings */
+	uint32_t merge;               /**< spatial merge: merge x merge patches per token */
+} cr_vision;
 
 /** A model's architecture and published facts. */
 typedef struct cr_model {
@@ -73,7 +86,14 @@ typedef struct cr_model {
 	cr_linear_attn linear;      /**< set when some layer is recurrent */
 	bool mla;                   /**< multi-head latent attention */
 	uint32_t mla_kv_lora_rank, mla_rope_dim;
+	uint32_t mla_q_lora_rank;   /**< query low-rank width; 0: a full q projection */
 	uint32_t experts_total, experts_used, experts_shared; /**< 0 when dense */
+	uint32_t experts_dense_layers; /**< MoE: leading layers with a dense FFN instead */
+	uint32_t experts_dense_ffn;    /**< their FFN width (0 when none) */
+	uint32_t experts_shared_ffn;   /**< shared expert width; 0: same as ffn */
+	uint32_t experts_every;        /**< MoE on every n-th layer only (layers n-1, 2n-1, ...), dense FFN
+					    of experts_dense_ffn between; 0: every layer */
+	cr_vision vision;           /**< vision tower; all 0 when text-only */
 	bool tied_embeddings;
 	/** Native quantization: the routed-expert tensors ship quantized (gpt-oss:
 	 *  MXFP4) and GGUF files keep them so at every preset; "" / 0 when none.
@@ -84,6 +104,12 @@ typedef struct cr_model {
 	char notes[CR_TEXT_MAX];
 	char sources[CR_MAX_SOURCES][CR_URL_MAX];
 	unsigned n_sources;
+	/** Other names that find this model (a Hugging Face repo "Qwen/Qwen3-8B",
+	 *  an Ollama tag "qwen3:8b"): cr_catalog_find_model matches them, ignoring
+	 *  case, after the ids. The loader refuses an alias that equals an id or
+	 *  another alias. */
+	char aliases[CR_MAX_ALIASES][CR_ALIAS_MAX];
+	unsigned n_aliases;
 } cr_model;
 
 /** A quantization preset (a llama-quantize mix). */

@@ -87,7 +87,7 @@ int cmd_models(const cli_globals *g0, int argc, char **argv)
 		arr = cJSON_AddArrayToObject(root, "models");
 		for (size_t i = 0; i < cr_catalog_model_count(cat); i++) {
 			const cr_model *m = cr_catalog_model_at(cat, i);
-			cJSON *o = cJSON_CreateObject();
+			cJSON *o = cJSON_CreateObject(), *al;
 
 			cJSON_AddStringToObject(o, "id", m->id);
 			cJSON_AddStringToObject(o, "name", m->name);
@@ -102,6 +102,10 @@ int cmd_models(const cli_globals *g0, int argc, char **argv)
 			cJSON_AddNumberToObject(o, "layers", m->n_layers);
 			cJSON_AddNumberToObject(o, "kv_layers", cr_model_kv_layers(m));
 			cJSON_AddStringToObject(o, "attention", attention_kind(m));
+			/* The other names --model finds it by (docs/catalog.md). */
+			al = cJSON_AddArrayToObject(o, "aliases");
+			for (unsigned a = 0; a < m->n_aliases; a++)
+				cJSON_AddItemToArray(al, cJSON_CreateString(m->aliases[a]));
 			cJSON_AddItemToArray(arr, o);
 		}
 		cr_catalog_free(cat);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "source_model.h"
@@ -280,13 +281,31 @@ int cli_source_open(const char *source, const cli_source_opts *o0, cr_model_sour
 	return rc ? fail(source, &o, &err) : 0;
 }
 
+/* A catalog alias with a '/' in it ("Qwen/Qwen3-8B") reads as a path; the
+ * alias wins unless a regular file of that name exists ("./Qwen/Qwen3-8B"
+ * always means the file: no alias starts with "."). */
+static const cr_model *alias_not_file(const cr_catalog *cat, const char *s)
+{
+	const cr_model *m;
+	struct stat st;
+
+	if (cr_model_source_classify(s) != CR_MODEL_SOURCE_FILE || !(m = cr_catalog_find_model(cat, s)))
+		return NULL;
+	return stat(s, &st) == 0 && S_ISREG(st.st_mode) ? NULL : m;
+}
+
 int cli_resolve_model(const cr_catalog *cat, const char *id_or_source, const cli_source_opts *o,
 		      cli_model *out)
 {
+	const cr_model *alias;
 	cr_model_source *m = NULL;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
+	if ((alias = alias_not_file(cat, id_or_source))) {
+		out->model = *alias;
+		return 0;
+	}
 	if (cr_model_source_classify(id_or_source) == CR_MODEL_SOURCE_CATALOG) {
 		/* The catalog's own lookup, which prints the suggestions. */
 		const cr_model *found = cli_find_model(cat, id_or_source);

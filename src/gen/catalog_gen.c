@@ -158,15 +158,36 @@ static void put_model(FILE *f, const cr_model *m, size_t i)
 	field_bool(f, ind, "mla", m->mla);
 	field_u(f, ind, "mla_kv_lora_rank", m->mla_kv_lora_rank);
 	field_u(f, ind, "mla_rope_dim", m->mla_rope_dim);
+	field_u(f, ind, "mla_q_lora_rank", m->mla_q_lora_rank);
 	field_u(f, ind, "experts_total", m->experts_total);
 	field_u(f, ind, "experts_used", m->experts_used);
 	field_u(f, ind, "experts_shared", m->experts_shared);
+	field_u(f, ind, "experts_dense_layers", m->experts_dense_layers);
+	field_u(f, ind, "experts_dense_ffn", m->experts_dense_ffn);
+	field_u(f, ind, "experts_shared_ffn", m->experts_shared_ffn);
+	field_u(f, ind, "experts_every", m->experts_every);
+	if (m->vision.layers) {
+		fprintf(f, "%s.vision = { .layers = %uu, .hidden = %uu, .ffn = %uu, .patch = %uu, "
+			   ".temporal_patch = %uu, .positions = %uu, .merge = %uu },\n",
+			ind, m->vision.layers, m->vision.hidden, m->vision.ffn, m->vision.patch,
+			m->vision.temporal_patch, m->vision.positions, m->vision.merge);
+	}
 	field_bool(f, ind, "tied_embeddings", m->tied_embeddings);
 	field_str(f, ind, "native_type", m->native_type);
 	field_dbl(f, ind, "native_bpw", m->native_bpw);
 	field_str(f, ind, "native_source", m->native_source);
 	field_str(f, ind, "notes", m->notes);
 	field_sources(f, ind, m->sources, m->n_sources);
+	if (m->n_aliases) {
+		fprintf(f, "%s.aliases = {", ind);
+		for (unsigned k = 0; k < m->n_aliases && k < CR_MAX_ALIASES; k++) {
+			fprintf(f, "\n%s\t", ind);
+			put_str(f, m->aliases[k]);
+			fputc(',', f);
+		}
+		fprintf(f, "\n%s},\n", ind);
+		field_u(f, ind, "n_aliases", m->n_aliases);
+	}
 	fputs("\t},\n", f);
 }
 

@@ -189,6 +189,21 @@ static unsigned same_model(const cr_model *a, const cr_model *b)
 	SAME_NUM(w, id, experts_total);
 	SAME_NUM(w, id, experts_used);
 	SAME_NUM(w, id, experts_shared);
+	SAME_NUM(w, id, mla_q_lora_rank);
+	SAME_NUM(w, id, experts_dense_layers);
+	SAME_NUM(w, id, experts_dense_ffn);
+	SAME_NUM(w, id, experts_shared_ffn);
+	SAME_NUM(w, id, experts_every);
+	SAME_NUM(w, id, n_aliases);
+	for (unsigned k = 0; k < a->n_aliases && k < CR_MAX_ALIASES; k++)
+		SAME_STR(w, id, aliases[k]);
+	SAME_NUM(w, id, vision.layers);
+	SAME_NUM(w, id, vision.hidden);
+	SAME_NUM(w, id, vision.ffn);
+	SAME_NUM(w, id, vision.patch);
+	SAME_NUM(w, id, vision.temporal_patch);
+	SAME_NUM(w, id, vision.positions);
+	SAME_NUM(w, id, vision.merge);
 	SAME_NUM(w, id, tied_embeddings);
 	SAME_STR(w, id, native_type);
 	SAME_NUM(w, id, native_bpw);
@@ -370,6 +385,15 @@ static void test_shipped_clef_flash(void **state)
 	assert_ptr_equal(cr_catalog_find_model(cat, "CLEF-Flash"), m);
 	assert_null(cr_catalog_find_model(cat, "clef-flash2"));
 	assert_null(cr_catalog_find_model(cat, ""));
+	/* Aliases find their model, ignoring case: a Hugging Face repo name and
+	 * an Ollama tag; an alias is not a prefix match. */
+	m = cr_catalog_find_model(cat, "qwen3-8b");
+	assert_non_null(m);
+	assert_ptr_equal(cr_catalog_find_model(cat, "Qwen/Qwen3-8B"), m);
+	assert_ptr_equal(cr_catalog_find_model(cat, "qwen/qwen3-8b"), m);
+	assert_ptr_equal(cr_catalog_find_model(cat, "QWEN3:8B"), m);
+	assert_null(cr_catalog_find_model(cat, "qwen3:8"));
+	assert_null(cr_catalog_find_model(cat, "Qwen/Qwen3-8B-GGUF"));
 }
 
 /* ---- enum names --------------------------------------------------------- */
@@ -662,6 +686,58 @@ static const hostile_row hostile_rows[] = {
 	{ "experts.used above experts.total", F_MODELS, "\"tied_embeddings\"",
 	  "\"experts\":{\"total\":8,\"used\":9,\"shared\":0},\"tied_embeddings\"",
 	  CR_ERR_INVALID, "models.json: models[0].experts.used: more experts used (9) than exist (8)" },
+	{ "experts.dense_layers without dense_ffn", F_MODELS, "\"tied_embeddings\"",
+	  "\"experts\":{\"total\":8,\"used\":2,\"shared\":0,\"dense_layers\":1},\"tied_embeddings\"",
+	  CR_ERR_INVALID,
+	  "models.json: models[0].experts.dense_ffn: dense_layers and dense_ffn come together" },
+	{ "experts.dense_layers on every layer", F_MODELS, "\"tied_embeddings\"",
+	  "\"experts\":{\"total\":8,\"used\":2,\"shared\":0,\"dense_layers\":4,\"dense_ffn\":64},"
+	  "\"tied_embeddings\"",
+	  CR_ERR_INVALID,
+	  "models.json: models[0].experts.dense_layers: 4 dense layers of 4 (at least one layer must be MoE)" },
+	{ "experts.every without dense_ffn", F_MODELS, "\"tied_embeddings\"",
+	  "\"experts\":{\"total\":8,\"used\":2,\"shared\":0,\"every\":2},\"tied_embeddings\"",
+	  CR_ERR_INVALID,
+	  "models.json: models[0].experts.dense_ffn: missing field (experts.every leaves dense layers between the MoE ones)" },
+	{ "experts.every of 1", F_MODELS, "\"tied_embeddings\"",
+	  "\"experts\":{\"total\":8,\"used\":2,\"shared\":0,\"every\":1,\"dense_ffn\":64},\"tied_embeddings\"",
+	  CR_ERR_INVALID, "models.json: models[0].experts.every: expected an integer from 2 to 1048576, got 1" },
+	{ "vision missing a dimension", F_MODELS, "\"tied_embeddings\"",
+	  "\"vision\":{\"layers\":1,\"hidden\":8,\"ffn\":8,\"patch\":2,\"temporal_patch\":1,"
+	  "\"positions\":4},\"tied_embeddings\"",
+	  CR_ERR_INVALID, "models.json: models[0].vision.merge: missing field (expected an integer)" },
+	{ "mla.q_lora_rank zero", F_MODELS, "\"tied_embeddings\"",
+	  "\"mla\":{\"kv_lora_rank\":8,\"rope_dim\":0,\"q_lora_rank\":0},\"tied_embeddings\"",
+	  CR_ERR_INVALID, "models.json: models[0].mla.q_lora_rank: expected an integer from 1 to 1048576, got 0" },
+	{ "alias equal to the model's id", F_MODELS, "\"tied_embeddings\"",
+	  "\"aliases\":[\"TINY\"],\"tied_embeddings\"", CR_ERR_INVALID,
+	  "models.json: models[0].aliases[0]: \"TINY\" is the id of models[0]" },
+	{ "alias twice in one model", F_MODELS, "\"tied_embeddings\"",
+	  "\"aliases\":[\"org/tiny-1b\",\"ORG/Tiny-1B\"],\"tied_embeddings\"", CR_ERR_INVALID,
+	  "models.json: models[0].aliases[1]: \"ORG/Tiny-1B\" is also models[0].aliases[0]" },
+	{ "alias equal to another model's id", F_MODELS, "\"sources\":[\"s\"]}",
+	  "\"sources\":[\"s\"]},{\"id\":\"tiny2\",\"name\":\"Tiny 2\",\"family\":\"t\","
+	  "\"developer\":\"T\",\"license\":\"mit\",\"released\":\"2025-01\",\"arch\":\"llama\","
+	  "\"params\":1000000000,\"active_params\":1000000000,\"context_max\":4096,"
+	  "\"vocab\":32000,\"layers\":4,\"hidden\":2048,\"ffn\":8192,\"heads\":16,"
+	  "\"kv_heads\":4,\"head_dim_k\":128,\"head_dim_v\":128,\"tied_embeddings\":false,"
+	  "\"aliases\":[\"tiny:1b\",\"Tiny\"],\"sources\":[\"s\"]}",
+	  CR_ERR_INVALID, "models.json: models[1].aliases[1]: \"Tiny\" is the id of models[0]" },
+	{ "alias with a space", F_MODELS, "\"tied_embeddings\"",
+	  "\"aliases\":[\"tiny 1b\"],\"tied_embeddings\"", CR_ERR_INVALID,
+	  "models.json: models[0].aliases[0]: unexpected character 0x20 at 4 (letters, digits and . _ - : / + only)" },
+	{ "alias with an escape", F_MODELS, "\"tied_embeddings\"",
+	  "\"aliases\":[\"t\\u001b[31m\"],\"tied_embeddings\"", CR_ERR_INVALID,
+	  "models.json: models[0].aliases[0]: unexpected character 0x1b at 1 (letters, digits and . _ - : / + only)" },
+	{ "empty alias", F_MODELS, "\"tied_embeddings\"",
+	  "\"aliases\":[\"\"],\"tied_embeddings\"", CR_ERR_INVALID,
+	  "models.json: models[0].aliases[0]: empty alias" },
+	{ "too many aliases", F_MODELS, "\"tied_embeddings\"",
+	  "\"aliases\":[\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\"],\"tied_embeddings\"",
+	  CR_ERR_INVALID, "models.json: models[0].aliases: at most 6 aliases" },
+	{ "aliases not an array", F_MODELS, "\"tied_embeddings\"",
+	  "\"aliases\":\"tiny:1b\",\"tied_embeddings\"", CR_ERR_INVALID,
+	  "models.json: models[0].aliases: expected an array" },
 	{ "native_quant on a dense model", F_MODELS, "\"tied_embeddings\"",
 	  "\"native_quant\":{\"type\":\"MXFP4\",\"bpw\":4.25,\"tensors\":\"experts\",\"source\":\"s\"},"
 	  "\"tied_embeddings\"",

@@ -163,6 +163,45 @@ static int read_sources(jr_ctx *c, const cJSON *obj, char (*dst)[CR_URL_MAX], un
 	return CR_OK;
 }
 
+/* "aliases": names users type for a model. Letters, digits and . _ - : / +
+ * only: what Hugging Face repo names and Ollama tags use, and nothing that
+ * could carry a terminal escape or a space into a table. */
+static int read_aliases(jr_ctx *c, const cJSON *obj, cr_model *m)
+{
+	const cJSON *arr, *it;
+	size_t i = 0;
+	int rc;
+
+	if (!cJSON_HasObjectItem(obj, "aliases"))
+		return CR_OK;
+	if ((rc = jr_req_array(c, obj, "aliases", &arr)))
+		return rc;
+	if (cJSON_GetArraySize(arr) > CR_MAX_ALIASES)
+		return jr_fail(c, CR_ERR_INVALID, "aliases", "at most %d aliases", CR_MAX_ALIASES);
+	cJSON_ArrayForEach(it, arr) {
+		char key[32];
+		char *a = m->aliases[i];
+
+		snprintf(key, sizeof(key), "aliases[%zu]", i);
+		if ((rc = jr_as_string(c, it, key, a, CR_ALIAS_MAX)))
+			return rc;
+		if (!a[0])
+			return jr_fail(c, CR_ERR_INVALID, key, "empty alias");
+		for (const char *p = a; *p; p++) {
+			unsigned char ch = (unsigned char)*p;
+
+			if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+			      (ch >= '0' && ch <= '9') || strchr("._-:/+", ch)))
+				return jr_fail(c, CR_ERR_INVALID, key,
+					       "unexpected character 0x%02x at %td (letters, digits and . _ - : / + only)",
+					       ch, p - a);
+		}
+		i++;
+	}
+	m->n_aliases = (unsigned)i;
+	return CR_OK;
+}
+
 /* Parse the top level: {"schema": expected, "<list_key>": [...]} */
 static int read_top(jr_ctx *c, const cJSON *root, const char *schema, const char *list_key,
 		    const cJSON **list)
@@ -409,8 +448,9 @@ static int read_linear(jr_ctx *c, const cJSON *o, cr_model *m)
 	return CR_OK;
 }
 
+/* The first nreq keys are required, the rest up to n optional (0 when absent). */
 static int read_sub_uints(jr_ctx *c, const cJSON *o, const char *key, const char *const *keys,
-			  const uint64_t *lo, uint64_t *v, int n)
+			  const uint64_t *lo, uint64_t *v, int nreq, int n)
 {
 	const cJSON *sub;
 	size_t saved;
@@ -420,8 +460,11 @@ static int read_sub_uints(jr_ctx *c, const cJSON *o, const char *key, const char
 		return rc;
 	saved = jr_push_key(c, key);
 	rc = jr_check_keys(c, sub, keys);
-	for (int i = 0; !rc && i < n; i++)
-		rc = jr_req_uint(c, sub, keys[i], lo[i], 1u << 20, &v[i]);
+	for (int i = 0; !rc && i < n; i++) {
+		v[i] = 0;
+		rc = i < nreq ? jr_req_uint(c, sub, keys[i], lo[i], 1u << 20, &v[i])
+			      : jr_opt_uint(c, sub, keys[i], lo[i], 1u << 20, &v[i]);
+	}
 	jr_pop(c, saved);
 	return rc;
 }
@@ -502,10 +545,14 @@ static int read_model(jr_ctx *c, const cJSON *o, cr_model *m)
 		"released", "backbone", "arch", "params", "active_params", "context_max", "vocab",
 		"layers", "hidden", "ffn", "heads", "kv_heads", "head_dim_k", "head_dim_v",
 		"layer_pattern", "window", "linear_attention", "mla", "experts",
-		"tied_embeddings", "native_quant", "sources", "notes", NULL };
-	static const char *const mla_keys[] = { "kv_lora_rank", "rope_dim", NULL };
-	static const char *const moe_keys[] = { "total", "used", "shared", NULL };
-	static const uint64_t mla_lo[] = { 1, 0 }, moe_lo[] = { 1, 1, 0 };
+		"tied_embeddings", "native_quant", "vision", "aliases", "sources", "notes", NULL };
+	static const char *const mla_keys[] = { "kv_lora_rank", "rope_dim", "q_lora_rank", NULL };
+	static const char *const moe_keys[] = { "total", "used", "shared", "dense_layers",
+		"dense_ffn", "shared_ffn", "every", NULL };
+	static const char *const vis_keys[] = { "layers", "hidden", "ffn", "patch",
+		"temporal_patch", "positions", "merge", NULL };
+	static const uint64_t mla_lo[] = { 1, 0, 1 }, moe_lo[] = { 1, 1, 0, 1, 1, 1, 2 },
+		vis_lo[] = { 1, 1, 1, 1, 1, 1, 1 };
 	char pattern[CR_MAX_LAYERS + 1] = "F";
 	uint64_t v[8], win = 0;
 	bool has_swa = false, has_rec = false;
@@ -548,6 +595,7 @@ static int read_model(jr_ctx *c, const cJSON *o, cr_model *m)
 	    (rc = jr_opt_string(c, o, "layer_pattern", pattern, sizeof(pattern))) ||
 	    (rc = jr_opt_uint(c, o, "window", 1, 1u << 30, &win)) ||
 	    (rc = read_sources(c, o, m->sources, &m->n_sources)) ||
+	    (rc = read_aliases(c, o, m)) ||
 	    (rc = jr_opt_string(c, o, "notes", m->notes, sizeof(m->notes))))
 		return rc;
 	m->head_dim_k = (uint32_t)v[0];
@@ -586,22 +634,44 @@ static int read_model(jr_ctx *c, const cJSON *o, cr_model *m)
 			       "given, but layer_pattern has no linear-attention layers");
 	}
 	if (cJSON_HasObjectItem(o, "mla")) {
-		if ((rc = read_sub_uints(c, o, "mla", mla_keys, mla_lo, v, 2)))
+		if ((rc = read_sub_uints(c, o, "mla", mla_keys, mla_lo, v, 2, 3)))
 			return rc;
 		m->mla = true;
 		m->mla_kv_lora_rank = (uint32_t)v[0];
 		m->mla_rope_dim = (uint32_t)v[1];
+		m->mla_q_lora_rank = (uint32_t)v[2];
 	}
 	if (cJSON_HasObjectItem(o, "experts")) {
-		if ((rc = read_sub_uints(c, o, "experts", moe_keys, moe_lo, v, 3)))
+		if ((rc = read_sub_uints(c, o, "experts", moe_keys, moe_lo, v, 3, 7)))
 			return rc;
 		if (v[1] > v[0])
 			return jr_fail(c, CR_ERR_INVALID, "experts.used",
 				       "more experts used (%llu) than exist (%llu)",
 				       (unsigned long long)v[1], (unsigned long long)v[0]);
+		if (v[3] >= m->n_layers)
+			return jr_fail(c, CR_ERR_INVALID, "experts.dense_layers",
+				       "%llu dense layers of %u (at least one layer must be MoE)",
+				       (unsigned long long)v[3], m->n_layers);
+		if (!v[3] != !v[4] && !(v[6] && v[4]))
+			return jr_fail(c, CR_ERR_INVALID, v[3] ? "experts.dense_ffn" : "experts.dense_layers",
+				       "dense_layers and dense_ffn come together");
+		if (v[6] && !v[4])
+			return jr_fail(c, CR_ERR_INVALID, "experts.dense_ffn",
+				       "missing field (experts.every leaves dense layers between the MoE ones)");
 		m->experts_total = (uint32_t)v[0];
 		m->experts_used = (uint32_t)v[1];
 		m->experts_shared = (uint32_t)v[2];
+		m->experts_dense_layers = (uint32_t)v[3];
+		m->experts_dense_ffn = (uint32_t)v[4];
+		m->experts_shared_ffn = (uint32_t)v[5];
+		m->experts_every = (uint32_t)v[6];
+	}
+	if (cJSON_HasObjectItem(o, "vision")) {
+		if ((rc = read_sub_uints(c, o, "vision", vis_keys, vis_lo, v, 7, 7)))
+			return rc;
+		m->vision = (cr_vision){ .layers = (uint32_t)v[0], .hidden = (uint32_t)v[1],
+			.ffn = (uint32_t)v[2], .patch = (uint32_t)v[3], .temporal_patch = (uint32_t)v[4],
+			.positions = (uint32_t)v[5], .merge = (uint32_t)v[6] };
 	}
 	if (cJSON_HasObjectItem(o, "native_quant"))
 		return read_native_quant(c, o, m);
@@ -693,9 +763,41 @@ static int load_one(const char *buf, size_t len, const char *file, const char *s
 	return rc;
 }
 
+/* Every name --model can take (ids and aliases) names one model: an alias
+ * equal to any id, or to an alias before it, is refused with both places. */
+static int check_aliases(const cr_catalog *cat, const char *models_file, cr_error *err)
+{
+	for (size_t i = 0; i < cat->n_models; i++) {
+		const cr_model *m = &cat->models[i];
+
+		for (unsigned a = 0; a < m->n_aliases; a++) {
+			const char *al = m->aliases[a];
+
+			for (size_t j = 0; j < cat->n_models; j++) {
+				const cr_model *o = &cat->models[j];
+
+				if (cr_strcasecmp(o->id, al) == 0)
+					return cr_seterr(err, CR_ERR_INVALID,
+							 "%s: models[%zu].aliases[%u]: \"%s\" is the id of models[%zu]",
+							 models_file, i, a, al, j);
+				for (unsigned b = 0; b < o->n_aliases && (j < i || (j == i && b < a)); b++)
+					if (cr_strcasecmp(o->aliases[b], al) == 0)
+						return cr_seterr(err, CR_ERR_INVALID,
+								 "%s: models[%zu].aliases[%u]: \"%s\" is also models[%zu].aliases[%u]",
+								 models_file, i, a, al, j, b);
+			}
+		}
+	}
+	return CR_OK;
+}
+
 /* Cross-file checks: a model's backbone must be a catalog model. */
 static int check_refs(const cr_catalog *cat, const char *models_file, cr_error *err)
 {
+	int rc = check_aliases(cat, models_file, err);
+
+	if (rc)
+		return rc;
 	for (size_t i = 0; i < cat->n_models; i++) {
 		const char *bb = cat->models[i].backbone;
 
@@ -805,6 +907,10 @@ const cr_model *cr_catalog_find_model(const cr_catalog *cat, const char *id)
 	for (size_t i = 0; i < cat->n_models; i++)
 		if (cr_strcasecmp(cat->models[i].id, id) == 0)
 			return &cat->models[i];
+	for (size_t i = 0; i < cat->n_models; i++)
+		for (unsigned a = 0; a < cat->models[i].n_aliases; a++)
+			if (cr_strcasecmp(cat->models[i].aliases[a], id) == 0)
+				return &cat->models[i];
 	return NULL;
 }
 
