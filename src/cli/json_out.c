@@ -1,7 +1,7 @@
 /*
  * cli_json_print: cJSON_Print's output, faster.
  *
- * cJSON_Print formats every number with sprintf("%1.15g") and reads it back
+ * cJSON_Print formats every number with the C library's "%1.15g" conversion and reads it back
  * with sscanf to see whether 15 digits were enough: about 5,000 instructions
  * a number, 3.7 M of the 9 M that `check --format json` over the 22
  * reference rigs took (callgrind). Most numbers clefrun writes are whole
