@@ -75,6 +75,29 @@ static const char *id_at(const cr_catalog *cat, cr_catalog_kind kind, size_t i)
 	}
 }
 
+size_t cr_suggest_rank(const char *name, const char *id, size_t limit, size_t max, size_t *scores,
+		       const char **out, size_t got)
+{
+	size_t s = cr_suggest_score(name, id), pos;
+
+	if (s > limit)
+		return got;
+	pos = got;
+	while (pos > 0 && scores[pos - 1] > s)
+		pos--;
+	if (pos >= max)
+		return got;
+	if (got < max)
+		got++;
+	for (size_t k = got - 1; k > pos; k--) {
+		scores[k] = scores[k - 1];
+		out[k] = out[k - 1];
+	}
+	scores[pos] = s;
+	out[pos] = id;
+	return got;
+}
+
 size_t cr_catalog_suggest(const cr_catalog *cat, cr_catalog_kind kind, const char *name,
 			  const char **out, size_t max)
 {
@@ -87,24 +110,7 @@ size_t cr_catalog_suggest(const cr_catalog *cat, cr_catalog_kind kind, const cha
 	if (max > 8)
 		max = 8;
 	for (size_t i = 0; i < n; i++) {
-		const char *id = id_at(cat, kind, i);
-		size_t s = cr_suggest_score(name, id), pos;
-
-		if (s > limit)
-			continue;
-		pos = got;
-		while (pos > 0 && scores[pos - 1] > s)
-			pos--;
-		if (pos >= max)
-			continue;
-		if (got < max)
-			got++;
-		for (size_t k = got - 1; k > pos; k--) {
-			scores[k] = scores[k - 1];
-			out[k] = out[k - 1];
-		}
-		scores[pos] = s;
-		out[pos] = id;
+		got = cr_suggest_rank(name, id_at(cat, kind, i), limit, max, scores, out, got);
 	}
 	return got;
 }

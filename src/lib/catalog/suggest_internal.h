@@ -10,5 +10,11 @@
 size_t cr_suggest_score(const char *typed, const char *id);
 /* Largest score still worth suggesting for a typed name. */
 size_t cr_suggest_limit(const char *name);
+/* Offer id for the ranked list out[0..got) (scores[] beside it, closest
+ * first, at most max <= 8 entries, ties in offer order): inserted when its
+ * score is within limit and it ranks among the max best. Returns the new
+ * count. */
+size_t cr_suggest_rank(const char *name, const char *id, size_t limit, size_t max, size_t *scores,
+		       const char **out, size_t got);
 
 #endif

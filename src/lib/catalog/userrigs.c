@@ -624,23 +624,8 @@ size_t cr_userrigs_suggest(const cr_user_rigs *set, const cr_catalog *cat, const
 		max = 8;
 	for (size_t i = 0; i < n_cat + n_set; i++) {
 		const char *id = i < n_cat ? cr_catalog_rig_at(cat, i)->id : set->rigs[i - n_cat].id;
-		size_t s = cr_suggest_score(name, id), pos;
 
-		if (s > limit)
-			continue;
-		pos = got;
-		while (pos > 0 && scores[pos - 1] > s)
-			pos--;
-		if (pos >= max)
-			continue;
-		if (got < max)
-			got++;
-		for (size_t k = got - 1; k > pos; k--) {
-			scores[k] = scores[k - 1];
-			out[k] = out[k - 1];
-		}
-		scores[pos] = s;
-		out[pos] = id;
+		got = cr_suggest_rank(name, id, limit, max, scores, out, got);
 	}
 	return got;
 }
