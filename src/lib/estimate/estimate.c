@@ -684,7 +684,7 @@ static void decode(const cr_model *m, const profile *pf, const cr_estimate_opts 
 	time = layers_acc * k->layer_s[bk(acc->backend)] +
 	       (m->n_layers - layers_acc) * k->layer_s[CR_BACKEND_CPU] +
 	       cr_model_count_layers(m, CR_LAYER_RECURRENT) * k->recurrent_layer_s +
-	       (m->experts_total ? m->n_layers * k->moe_layer_s : 0) +
+	       (m->experts_total ? m->n_layers * (double)m->experts_used * k->moe_expert_s : 0) +
 	       cpu_share * (double)m->active_params * k->cpu_param_s;
 	d->fixed_s = time;
 	if (t->n_acc && d->acc_read > 0) {

@@ -8,44 +8,44 @@
 
 const cr_speed_model cr_speed = {
 	/* decode: achievable share of peak bandwidth per memory class (CPU rows: DDR) */
-	.decode_eff = { [CR_MEMTYPE_AUTO] = 0.7264, [CR_MEMTYPE_HBM] = 0.5174, [CR_MEMTYPE_GDDR] = 0.7264, [CR_MEMTYPE_LPDDR] = 0.7292, [CR_MEMTYPE_DDR] = 0.6789 },
+	.decode_eff = { [CR_MEMTYPE_AUTO] = 0.7237, [CR_MEMTYPE_HBM] = 0.5169, [CR_MEMTYPE_GDDR] = 0.7237, [CR_MEMTYPE_LPDDR] = 0.7287, [CR_MEMTYPE_DDR] = 0.6789 },
 	/* per backend, and per (backend, memory class: AUTO, HBM, GDDR, LPDDR, DDR) */
-	.backend_eff = { [CR_BACKEND_CUDA] = 1.0000, [CR_BACKEND_METAL] = 0.9683, [CR_BACKEND_ROCM] = 0.9235, [CR_BACKEND_VULKAN] = 0.9707, [CR_BACKEND_CPU] = 1.0000 },
+	.backend_eff = { [CR_BACKEND_CUDA] = 1.0000, [CR_BACKEND_METAL] = 0.9678, [CR_BACKEND_ROCM] = 0.9233, [CR_BACKEND_VULKAN] = 0.9722, [CR_BACKEND_CPU] = 1.0000 },
 	.cell_eff = {
-		[CR_BACKEND_CUDA] = { 1, 0.9980, 1.1215, 1.0540, 1.0000 },
-		[CR_BACKEND_METAL] = { 1, 1.0000, 1.0000, 0.9508, 1.0000 },
-		[CR_BACKEND_ROCM] = { 1, 0.9291, 0.9637, 0.9862, 1.0000 },
-		[CR_BACKEND_VULKAN] = { 1, 1.0000, 0.9339, 1.0221, 1.0000 },
+		[CR_BACKEND_CUDA] = { 1, 1.0001, 1.1195, 1.0507, 1.0000 },
+		[CR_BACKEND_METAL] = { 1, 1.0000, 1.0000, 0.9501, 1.0000 },
+		[CR_BACKEND_ROCM] = { 1, 0.9269, 0.9643, 0.9877, 1.0000 },
+		[CR_BACKEND_VULKAN] = { 1, 1.0000, 0.9341, 1.0244, 1.0000 },
 		[CR_BACKEND_CPU] = { 1, 1.0000, 1.0000, 1.0000, 1.0000 },
 	},
-	.kv_read_factor = 1.2411,     /* KV bytes cost this many weight bytes */
+	.kv_read_factor = 1.2364,     /* KV bytes cost this many weight bytes */
 	/* seconds per layer per token: kernel launches and synchronisation */
-	.layer_s = { [CR_BACKEND_CUDA] = 2.400e-05, [CR_BACKEND_METAL] = 5.374e-05, [CR_BACKEND_ROCM] = 1.897e-05, [CR_BACKEND_VULKAN] = 1.822e-05, [CR_BACKEND_CPU] = 1.519e-05 },
-	.recurrent_layer_s = 2.388e-05,  /* per linear-attention / SSM layer */
-	.moe_layer_s = 2.510e-05,        /* per MoE layer: router, top-k, gathered experts */
+	.layer_s = { [CR_BACKEND_CUDA] = 2.589e-05, [CR_BACKEND_METAL] = 5.487e-05, [CR_BACKEND_ROCM] = 1.896e-05, [CR_BACKEND_VULKAN] = 1.806e-05, [CR_BACKEND_CPU] = 1.519e-05 },
+	.recurrent_layer_s = 2.345e-05,  /* per linear-attention / SSM layer */
+	.moe_expert_s = 3.657e-06,       /* per expert used, per MoE layer: its gathered matmuls */
 	.cpu_param_s = 3.908e-12,        /* CPU decode: per active parameter */
-	.multi_gpu_factor = 1.0069,   /* layer split: cards in turn */
+	.multi_gpu_factor = 1.0063,   /* layer split: cards in turn */
 	/* prefill: share of dense FP16 peak the weight GEMMs reach */
-	.prefill_eff = { [CR_BACKEND_CUDA] = 0.4218, [CR_BACKEND_METAL] = 0.6894, [CR_BACKEND_ROCM] = 0.3226, [CR_BACKEND_VULKAN] = 0.2879, [CR_BACKEND_CPU] = 0.8415 },
+	.prefill_eff = { [CR_BACKEND_CUDA] = 0.4219, [CR_BACKEND_METAL] = 0.6894, [CR_BACKEND_ROCM] = 0.3226, [CR_BACKEND_VULKAN] = 0.2879, [CR_BACKEND_CPU] = 0.8412 },
 	.prefill_cell = {
-		[CR_BACKEND_CUDA] = { 1, 0.8896, 1.3103, 0.8694, 1.0000 },
+		[CR_BACKEND_CUDA] = { 1, 0.8891, 1.3108, 0.8696, 1.0000 },
 		[CR_BACKEND_METAL] = { 1, 1.0000, 1.0000, 1.1459, 1.0000 },
 		[CR_BACKEND_ROCM] = { 1, 1.0911, 1.2465, 0.6968, 1.0000 },
-		[CR_BACKEND_VULKAN] = { 1, 1.0000, 1.5338, 0.6005, 1.0000 },
+		[CR_BACKEND_VULKAN] = { 1, 1.0000, 1.5339, 0.6005, 1.0000 },
 		[CR_BACKEND_CPU] = { 1, 1.0000, 1.0000, 1.0000, 1.0000 },
 	},
-	.prefill_f16 = 1.1884,        /* F16 / BF16 weights (cuBLAS / GEMM path) */
+	.prefill_f16 = 1.1887,        /* F16 / BF16 weights (cuBLAS / GEMM path) */
 	.moe_half_tokens = 44.78,    /* tokens per expert at half a dense GEMM's efficiency */
-	.attention_cost = 1.6256,     /* attention FLOPs relative to weight FLOPs */
-	.prefill_layer_s = 3.152e-04,    /* per layer per micro-batch */
+	.attention_cost = 1.6258,     /* attention FLOPs relative to weight FLOPs */
+	.prefill_layer_s = 3.143e-04,    /* per layer per micro-batch */
 	/* out of sample (leave one source out, 2025-26 rows): median absolute error, percent,
 	 * and the 10th / 90th percentiles of measured / predicted */
-	.decode_error_pct = { [CR_BACKEND_CUDA] = 11.4, [CR_BACKEND_METAL] = 62.6, [CR_BACKEND_ROCM] = 14.5, [CR_BACKEND_VULKAN] = 15.0, [CR_BACKEND_CPU] = 115.3 },
-	.decode_q10 = { [CR_BACKEND_CUDA] = 0.720, [CR_BACKEND_METAL] = 0.425, [CR_BACKEND_ROCM] = 0.714, [CR_BACKEND_VULKAN] = 0.763, [CR_BACKEND_CPU] = 0.355 },
-	.decode_q90 = { [CR_BACKEND_CUDA] = 1.182, [CR_BACKEND_METAL] = 1.125, [CR_BACKEND_ROCM] = 1.194, [CR_BACKEND_VULKAN] = 1.300, [CR_BACKEND_CPU] = 0.507 },
-	.prefill_error_pct = { [CR_BACKEND_CUDA] = 10.2, [CR_BACKEND_METAL] = 18.3, [CR_BACKEND_ROCM] = 26.7, [CR_BACKEND_VULKAN] = 25.4, [CR_BACKEND_CPU] = 18.3 },
-	.prefill_q10 = { [CR_BACKEND_CUDA] = 0.844, [CR_BACKEND_METAL] = 0.581, [CR_BACKEND_ROCM] = 0.473, [CR_BACKEND_VULKAN] = 0.508, [CR_BACKEND_CPU] = 0.581 },
-	.prefill_q90 = { [CR_BACKEND_CUDA] = 1.343, [CR_BACKEND_METAL] = 1.640, [CR_BACKEND_ROCM] = 1.521, [CR_BACKEND_VULKAN] = 2.293, [CR_BACKEND_CPU] = 1.640 },
+	.decode_error_pct = { [CR_BACKEND_CUDA] = 8.6, [CR_BACKEND_METAL] = 61.7, [CR_BACKEND_ROCM] = 14.2, [CR_BACKEND_VULKAN] = 14.6, [CR_BACKEND_CPU] = 115.3 },
+	.decode_q10 = { [CR_BACKEND_CUDA] = 0.716, [CR_BACKEND_METAL] = 0.426, [CR_BACKEND_ROCM] = 0.712, [CR_BACKEND_VULKAN] = 0.764, [CR_BACKEND_CPU] = 0.355 },
+	.decode_q90 = { [CR_BACKEND_CUDA] = 1.187, [CR_BACKEND_METAL] = 1.129, [CR_BACKEND_ROCM] = 1.193, [CR_BACKEND_VULKAN] = 1.298, [CR_BACKEND_CPU] = 0.507 },
+	.prefill_error_pct = { [CR_BACKEND_CUDA] = 10.3, [CR_BACKEND_METAL] = 18.4, [CR_BACKEND_ROCM] = 26.7, [CR_BACKEND_VULKAN] = 25.4, [CR_BACKEND_CPU] = 18.4 },
+	.prefill_q10 = { [CR_BACKEND_CUDA] = 0.843, [CR_BACKEND_METAL] = 0.581, [CR_BACKEND_ROCM] = 0.473, [CR_BACKEND_VULKAN] = 0.508, [CR_BACKEND_CPU] = 0.581 },
+	.prefill_q90 = { [CR_BACKEND_CUDA] = 1.343, [CR_BACKEND_METAL] = 1.639, [CR_BACKEND_ROCM] = 1.521, [CR_BACKEND_VULKAN] = 2.292, [CR_BACKEND_CPU] = 1.639 },
 };
 
 /* 2025-26 single-device rows per (backend, memory class, vendor): decode rows,

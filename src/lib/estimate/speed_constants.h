@@ -6,7 +6,7 @@
  * Decode, seconds per token:
  *   bytes / (decode_eff[mem] x backend_eff[b] x cell_eff[b][mem] x BW)
  *   + layers x layer_s[b] + recurrent layers x recurrent_layer_s
- *   + (MoE) layers x moe_layer_s + (CPU) active params x cpu_param_s
+ *   + (MoE) layers x experts used x moe_expert_s + (CPU) active params x cpu_param_s
  * with KV bytes counted x kv_read_factor.
  *
  * Prefill, seconds per prompt token (micro-batch ub):
@@ -26,7 +26,7 @@ typedef struct cr_speed_model {
 	double kv_read_factor;
 	double layer_s[CR_BACKEND_COUNT];
 	double recurrent_layer_s;
-	double moe_layer_s;
+	double moe_expert_s;
 	double cpu_param_s;
 	double multi_gpu_factor;
 	double prefill_eff[CR_BACKEND_COUNT];
