@@ -339,6 +339,43 @@ static void test_shipped_reference_rigs(void **state)
 	assert_false(cr_catalog_find_rig(cat, "rtx4090")->unreleased);
 }
 
+/* Every GPU and unified-memory device has an FP16 figure, or its rig's notes
+ * say why not (docs/catalog.md: "fp16 0: ..."); the reference rigs have one on
+ * every such device, so each gets a prefill figure (issue: no reference rig
+ * without a prefill figure). CPU memory (CR_MEM_SYSTEM) is exempt. */
+static void test_shipped_fp16_figures(void **state)
+{
+	const cr_catalog *cat = ((shipped *)*state)->embedded;
+	unsigned bad = 0, with = 0, without = 0;
+
+	for (size_t i = 0; i < cr_catalog_rig_count(cat); i++) {
+		const cr_rig *r = cr_catalog_rig_at(cat, i);
+
+		for (unsigned g = 0; g < r->n_devices; g++) {
+			const cr_device *dv = &r->devices[g];
+
+			if (dv->kind == CR_MEM_SYSTEM)
+				continue;
+			if (dv->fp16_tflops > 0) {
+				with++;
+				continue;
+			}
+			without++;
+			if (r->reference) {
+				print_error("reference rig %s: %s has no FP16 figure\n", r->id, dv->name);
+				bad++;
+			} else if (!strstr(r->notes, "fp16 0")) {
+				print_error("rig %s: %s has no FP16 figure and its notes do not say why\n",
+					    r->id, dv->name);
+				bad++;
+			}
+		}
+	}
+	assert_int_equal(bad, 0);
+	/* The figure is known for most devices; the exceptions are few. */
+	assert_true(with > 10 * without);
+}
+
 static void test_shipped_required_ids(void **state)
 {
 	const cr_catalog *cat = ((shipped *)*state)->embedded;
@@ -1362,6 +1399,7 @@ int main(void)
 		cmocka_unit_test(test_shipped_tables_field_by_field),
 		cmocka_unit_test(test_embedded_handles),
 		cmocka_unit_test(test_shipped_reference_rigs),
+		cmocka_unit_test(test_shipped_fp16_figures),
 		cmocka_unit_test(test_shipped_required_ids),
 		cmocka_unit_test(test_shipped_clef_flash),
 	};
