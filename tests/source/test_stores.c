@@ -708,6 +708,98 @@ static void test_hub_cache(void **state)
 	}
 }
 
+/* ---- the models on this machine ------------------------------------------------------ */
+
+static void test_local_scan(void **state)
+{
+	char st[400], hubd[400], lms[400], extra[400], path[900], man[2000];
+	cr_local_scan_opts o = CR_LOCAL_SCAN_OPTS_INIT;
+	cr_local_model *v = NULL;
+	size_t n = 0;
+	bool trunc = true;
+	cr_error err = CR_ERROR_INIT;
+	static const unsigned char junk[] = "junk";
+
+	(void)state;
+	snprintf(st, sizeof(st), "%s/scan/ollama", root);
+	snprintf(hubd, sizeof(hubd), "%s/scan/hub", root);
+	snprintf(lms, sizeof(lms), "%s/scan/lms", root);
+	snprintf(extra, sizeof(extra), "%s/scan/extra", root);
+	put_tiny(st, D_MODEL);
+	good_manifest(man, sizeof(man), D_MODEL, tiny_len);
+	put_manifest(st, "library", "tiny", "1b", man);
+	put_params(st, "{\"num_ctx\":1024}");
+	put_manifest(st, "library", "broken", "latest", "{}");
+	put_manifest(st, "library", ".hidden", "latest", man);         /* not a name Ollama writes */
+	{
+		char repo_dir[600], refs[700];
+
+		snprintf(repo_dir, sizeof(repo_dir), "%s/models--o--r", hubd);
+		put_hub_file(repo_dir, "0123456789abcdef0123456789abcdef01234567", "m-Q8_0.gguf", "cccc");
+		put_hub_file(repo_dir, "0123456789abcdef0123456789abcdef01234567", "mmproj-F16.gguf", "dddd");
+		put_hub_file(repo_dir, "fedcba9876543210fedcba9876543210fedcba98", "old.gguf", "eeee");
+		snprintf(refs, sizeof(refs), "%s/refs/main", repo_dir);
+		put_text(refs, "0123456789abcdef0123456789abcdef01234567");
+	}
+	{
+		gb b;
+
+		gb_init(&b);
+		gb_tiny_llama(&b, 3, NULL);
+		snprintf(path, sizeof(path), "%s/pub/repo/a.gguf", lms);
+		put(path, b.p, b.len);
+		snprintf(path, sizeof(path), "%s/x-00002-of-00002.gguf", extra); /* a later part: not listed */
+		put(path, b.p, b.len);
+		gb_free(&b);
+	}
+	snprintf(path, sizeof(path), "%s/bad.gguf", extra);
+	put(path, junk, sizeof(junk) - 1);
+	o.ollama_dir = st;
+	o.hf_hub_dir = hubd;
+	o.lmstudio_dirs[o.n_lmstudio++] = lms;
+	o.paths[o.n_paths++] = extra;
+	snprintf(path, sizeof(path), "%s/none.gguf", root);
+	o.paths[o.n_paths++] = path;
+	assert_int_equal(cr_local_scan(&o, &v, &n, &trunc, &err), 0);
+	assert_false(trunc);
+	if (n != 7)
+		for (size_t i = 0; i < n; i++)
+			print_message("%s %s %s\n", cr_local_store_name(v[i].store), v[i].source, v[i].error);
+	assert_int_equal(n, 7);
+	/* Sorted by store, then source. */
+	assert_string_equal(v[0].source, "ollama:broken:latest");
+	assert_int_equal(v[0].status, CR_ERR_PARSE);
+	assert_non_null(strstr(v[0].error, "layers: missing"));
+	assert_string_equal(v[1].source, "ollama:tiny:1b");
+	assert_int_equal(v[1].status, 0);
+	assert_int_equal(v[1].ollama_num_ctx, 1024);
+	assert_string_equal(v[1].arch, "llama");
+	assert_int_equal(v[1].file_bytes, tiny_len);
+	assert_true(v[1].params > 0);
+	assert_int_equal(v[2].store, CR_LOCAL_HF);
+	assert_non_null(strstr(v[2].source, "/snapshots/fedcba9876543210fedcba9876543210fedcba98/old.gguf"));
+	assert_string_equal(v[3].source, "hf:o/r/m-Q8_0.gguf");
+	assert_int_equal(v[3].status, 0);
+	assert_int_equal(v[4].store, CR_LOCAL_LMSTUDIO);
+	assert_int_equal(v[4].status, 0);
+	assert_int_equal(v[5].store, CR_LOCAL_PATH);
+	/* ROOT/none.gguf sorts before ROOT/scan/extra/bad.gguf. */
+	assert_non_null(strstr(v[5].source, "/none.gguf"));
+	assert_int_equal(v[5].status, CR_ERR_IO);
+	assert_non_null(strstr(v[6].source, "/bad.gguf"));
+	assert_int_equal(v[6].status, CR_ERR_PARSE);
+	free(v);
+	assert_int_equal(count_log("GET"), 0);
+	/* Nothing named: nothing found, no error. */
+	{
+		cr_local_scan_opts none = CR_LOCAL_SCAN_OPTS_INIT;
+
+		assert_int_equal(cr_local_scan(&none, &v, &n, NULL, &err), 0);
+		assert_int_equal(n, 0);
+		free(v);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -719,6 +811,7 @@ int main(void)
 		cmocka_unit_test_setup(test_local_hostile, each),
 		cmocka_unit_test_setup(test_registry, each),
 		cmocka_unit_test_setup(test_hub_cache, each),
+		cmocka_unit_test_setup(test_local_scan, each),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
