@@ -69,6 +69,7 @@ typedef struct check_cfg {
 	bool grouped;              /* a --rig selector: rows grouped by cr_decide_group */
 	const char *ollama_registry; /* --ollama-registry */
 	char ctx_from[160];        /* where a default context came from ("" : clefrun's default) */
+	char ollama_opts[400];     /* --explain: the other options of an Ollama params layer, or "" */
 } check_cfg;
 
 static const cli_enum_name engine_names[] = { { "llamacpp", 0 }, { NULL, 0 } };
@@ -548,6 +549,8 @@ static int render(const check_cfg *c, const cr_model *m, const row *rows, int n)
 		printf("\n```");
 	if (c->explain && c->ctx_from[0])
 		fprintf(c->fmt == FMT_CSV ? stderr : stdout, "\n%s\n", c->ctx_from);
+	if (c->explain && c->ollama_opts[0])
+		fprintf(c->fmt == FMT_CSV ? stderr : stdout, "%s%s\n", c->ctx_from[0] ? "" : "\n", cli_safe(c->ollama_opts));
 	for (int i = 0; c->explain && i < n; i++)
 		explain_text(&rows[i], c->fmt == FMT_CSV ? stderr : stdout);
 	if (c->explain && c->fmt == FMT_MARKDOWN)
@@ -859,6 +862,28 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 	req.opts.type_k = c.kv_k;
 	req.opts.type_v = c.kv_v;
 	req.n_ctx = c.ctx_given ? c.ctx : 0;
+	if (cm->is_ollama && cm->ollama.has_params) {
+		/* What else the params layer sets; clefrun models none of it (docs/stores.md). */
+		const cr_ollama_params *op = &cm->ollama.params;
+		char nb[32] = "", ng[32] = "";
+		const char *parts[3];
+		int np = 0;
+
+		if (op->num_batch)
+			snprintf(nb, sizeof(nb), "num_batch %u", op->num_batch);
+		if (op->num_gpu >= 0)
+			snprintf(ng, sizeof(ng), "num_gpu %d", op->num_gpu);
+		if (nb[0])
+			parts[np++] = nb;
+		if (ng[0])
+			parts[np++] = ng;
+		if (op->other_keys[0])
+			parts[np++] = op->other_keys;
+		if (np)
+			snprintf(c.ollama_opts, sizeof(c.ollama_opts), "the Ollama params layer also sets: %s%s%s%s%s (not used here)",
+				 parts[0], np > 1 ? ", " : "", np > 1 ? parts[1] : "", np > 2 ? ", " : "",
+				 np > 2 ? parts[2] : "");
+	}
 	/* An Ollama model's params layer sets the context Ollama runs it with
 	 * (num_ctx): the default here too, within the model's maximum. */
 	if (!c.ctx_given && cm->is_ollama && cm->ollama.params.num_ctx) {
