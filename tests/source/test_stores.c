@@ -643,6 +643,16 @@ static void test_hub_cache(void **state)
 	snprintf(loc, sizeof(loc), "%s/snapshots/%s/sub/tiny-F16.gguf", repo_dir, commit);
 	assert_string_equal(m->location, loc);
 	cr_model_source_free(m);
+	/* Offline, the repository's list is the snapshot's GGUF files. */
+	{
+		cr_hf_entry *list = NULL;
+		size_t ne = 0;
+		cr_error err = CR_ERROR_INIT;
+
+		assert_int_equal(cr_model_source_list("hf:owner/tiny-GGUF", &o, &list, &ne, NULL, &err), 0);
+		assert_int_equal(ne, 2);
+		free(list);
+	}
 	/* A commit as the revision: the snapshot directly. */
 	o.revision = commit;
 	m = expect_ok("hf:owner/tiny-GGUF/tiny-Q4_K_M.gguf", &o);

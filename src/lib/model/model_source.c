@@ -274,6 +274,10 @@ static int fetch_list(const ctx *c, const cr_hf_ref *ref, cr_hf_entry **entries,
 	return rc;
 }
 
+/* The hub cache (below). */
+static bool hub_snapshot(const ctx *c, const cr_hf_ref *ref, char *dir, size_t cap);
+static bool hub_list(const char *dir, cr_hf_entry **list, size_t *n);
+
 int cr_model_source_list(const char *source, const cr_model_source_opts *o0, cr_hf_entry **entries,
 			 size_t *n, cr_source_stats *stats, cr_error *err)
 {
@@ -288,6 +292,13 @@ int cr_model_source_list(const char *source, const cr_model_source_opts *o0, cr_
 	if ((rc = cr_hf_parse(source, &ref, err)))
 		return cr_setreason(err, CR_REASON_BAD_SOURCE, rc);
 	ctx_init(&c, o);
+	if (o->cache == CR_MODEL_SOURCE_CACHE_OFFLINE) {
+		/* Offline, a repository the hub cache holds lists the files it has there. */
+		char dir[4096];
+
+		if (hub_snapshot(&c, &ref, dir, sizeof(dir)) && hub_list(dir, entries, n))
+			return CR_OK;
+	}
 	if (!(rc = cache_open(&c, err))) {
 		load_token(&c);
 		rc = fetch_list(&c, &ref, entries, n, stats, NULL, err);
@@ -600,6 +611,27 @@ static void hub_walk(cJSON *arr, const char *dir, const char *rel, int depth)
 	closedir(d);
 }
 
+/* The GGUF files of a snapshot directory, as a tree listing would list them. */
+static bool hub_list(const char *dir, cr_hf_entry **list, size_t *n)
+{
+	cJSON *arr = cJSON_CreateArray();
+	char *txt;
+	bool ok;
+
+	*list = NULL;
+	*n = 0;
+	if (!arr)
+		return false;
+	hub_walk(arr, dir, "", 0);
+	txt = cJSON_PrintUnformatted(arr);
+	cJSON_Delete(arr);
+	if (!txt)
+		return false;
+	ok = cr_hf_parse_tree(txt, strlen(txt), dir, list, n, NULL) == CR_OK;
+	cJSON_free(txt);
+	return ok;
+}
+
 /* An hf: file or quant the hub cache holds: its path into m->location.
  * false: not there (the network decides). */
 static bool hub_lookup(const ctx *c, const char *source, cr_model_source *m)
@@ -613,27 +645,16 @@ static bool hub_lookup(const ctx *c, const char *source, cr_model_source *m)
 	if (ref.kind == CR_HF_FILE) {
 		snprintf(rel, sizeof(rel), "%s", ref.path);
 	} else {
-		cJSON *arr = cJSON_CreateArray();
-		char *txt;
 		cr_hf_entry *list = NULL;
 		size_t ne = 0, idx;
 		bool ok;
 
-		if (!arr)
-			return false;
-		hub_walk(arr, dir, "", 0);
-		txt = cJSON_PrintUnformatted(arr);
-		cJSON_Delete(arr);
-		if (!txt)
-			return false;
-		ok = cr_hf_parse_tree(txt, strlen(txt), dir, &list, &ne, NULL) == CR_OK &&
-		     cr_hf_pick_quant(list, ne, ref.quant, &idx) == CR_OK;
+		ok = hub_list(dir, &list, &ne) && cr_hf_pick_quant(list, ne, ref.quant, &idx) == CR_OK;
 		/* Every part of a split quant must be there, else the network decides. */
 		ok = ok && list[idx].parts == list[idx].split_count;
 		if (ok)
 			snprintf(rel, sizeof(rel), "%s", list[idx].path);
 		free(list);
-		cJSON_free(txt);
 		if (!ok)
 			return false;
 	}
