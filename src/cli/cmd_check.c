@@ -835,7 +835,7 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 	if (rc)
 		return rc < 0 ? EXIT_OK_ : rc;
 	for (int i = 0; i < c.n_rigs; i++) {
-		rig_sel sel;
+		rig_sel sel = { 0 };
 		int k = parse_selector(c.rig_ids[i], &sel);
 
 		if (k < 0)
@@ -905,7 +905,7 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 	c.ctx = set.opts.n_ctx;
 
 	for (int i = 0; i < c.n_rigs; i++) {
-		rig_sel sel;
+		rig_sel sel = { 0 };
 		int k = parse_selector(c.rig_ids[i], &sel);
 
 		if (k == 0) {

@@ -159,12 +159,10 @@ int cli_models_local(const cli_local_cfg *c)
 		bad += e->status != 0;
 		cli_table_add(&t, cells);
 	}
-	if (n)
+	if (n || c->fmt == FMT_CSV)
 		cli_table_render(&t, c->fmt, stdout);
-	else if (c->fmt != FMT_CSV)
-		printf("No GGUF model found on this machine.\n");
 	else
-		cli_table_render(&t, c->fmt, stdout);
+		printf("No GGUF model found on this machine.\n");
 	cli_table_free(&t);
 	if (c->fmt != FMT_CSV && !cli_quiet()) {
 		printf("\n%zu model%s", n, n == 1 ? "" : "s");

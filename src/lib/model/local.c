@@ -261,9 +261,8 @@ static void scan_ollama(scan *s)
 					/* A folder name Ollama would not write is not a model of it. */
 					if (cr_ollama_parse(name, &r, NULL))
 						continue;
-					memcpy(src, CR_OLLAMA_PREFIX, strlen(CR_OLLAMA_PREFIX));
-					cr_ollama_ref_short(&r, src + strlen(CR_OLLAMA_PREFIX),
-							    sizeof(src) - strlen(CR_OLLAMA_PREFIX));
+					snprintf(src, sizeof(src), "%s", CR_OLLAMA_PREFIX);
+					cr_ollama_ref_short(&r, src + strlen(src), sizeof(src) - strlen(src));
 					if ((e = add(s, CR_LOCAL_OLLAMA, src, path)))
 						read_header(s, e);
 				}
