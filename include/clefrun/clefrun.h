@@ -17,6 +17,8 @@
  *  - source.h   byte sources: file, memory, HTTP(S) Range requests
  *  - gguf.h     the GGUF header reader and its mapping into a cr_model
  *  - hf.h       Hugging Face names: hf: sources, URLs, file lists
+ *  - ollama.h   Ollama names, store paths, registry URLs, manifests
+ *  - local.h    the models on this machine (Ollama, HF hub cache, LM Studio, folders)
  *  - cache.h    the header cache of remote sources ($XDG_CACHE_HOME/clefrun)
  *  - text.h     text from strangers made safe to show (controls, invalid UTF-8)
  */
@@ -37,8 +39,10 @@
 #include "clefrun/source.h"
 #include "clefrun/gguf.h"
 #include "clefrun/hf.h"
+#include "clefrun/ollama.h"
 #include "clefrun/cache.h"
 #include "clefrun/model_source.h"
+#include "clefrun/local.h"
 #include "clefrun/text.h"
 
 #endif

@@ -80,7 +80,14 @@ typedef enum cr_reason {
 	 * rig that lacks GPUs or a system RAM tier to place layers between. */
 	CR_REASON_PLACEMENT_NEEDS_RAM_TIER,
 	/** Estimator: expert offload was asked of a model without experts. */
-	CR_REASON_NOT_MOE
+	CR_REASON_NOT_MOE,
+	/** Model sources: an ollama: model neither in the local store nor on
+	 * the registry (CR_ERR_NOTFOUND). */
+	CR_REASON_OLLAMA_NOT_FOUND,
+	/** Model sources: an Ollama manifest or params layer that is not what
+	 * Ollama writes (not an object, no layers, a bad digest or size),
+	 * or a layer the store lacks. */
+	CR_REASON_OLLAMA_MANIFEST
 } cr_reason;
 
 /** Longest message a cr_error holds, terminator included. */

@@ -8,7 +8,10 @@
  *
  *   hf:OWNER/REPO[/PATH.gguf | :QUANT]  Hugging Face (hf.h): a file, the
  *                                       file of a quant (from the
- *                                       repository's file list), or the list
+ *                                       repository's file list), or the list;
+ *                                       the local hub cache first (hf_hub_dir)
+ *   ollama:[HOST/][NS/]MODEL[:TAG]      Ollama (ollama.h): the local store's
+ *                                       model layer, else the registry's
  *   http://... https://...              a URL (the scheme in any case)
  *   SCHEME://...                        any other scheme: refused
  *   contains '/' or ends in .gguf       a local file
@@ -46,6 +49,7 @@
 #include "clefrun/error.h"
 #include "clefrun/gguf.h"
 #include "clefrun/hf.h"
+#include "clefrun/ollama.h"
 #include "clefrun/source.h"
 
 #ifdef __cplusplus
@@ -58,7 +62,8 @@ typedef enum cr_model_source_kind {
 	CR_MODEL_SOURCE_FILE,        /**< contains '/' or ends in .gguf (.GGUF) */
 	CR_MODEL_SOURCE_URL,         /**< http:// or https://, the scheme in any case */
 	CR_MODEL_SOURCE_HF,          /**< hf:OWNER/REPO[...] */
-	CR_MODEL_SOURCE_BAD_URL      /**< SCHEME:// of any other scheme (ftp://...): refused */
+	CR_MODEL_SOURCE_BAD_URL,     /**< SCHEME:// of any other scheme (ftp://...): refused */
+	CR_MODEL_SOURCE_OLLAMA       /**< ollama:NAME[:TAG] */
 } cr_model_source_kind;
 
 /** The kind of @p source (no I/O, never fails). */
@@ -90,6 +95,17 @@ typedef struct cr_model_source_opts {
 	const char *hf_token;        /**< HF_TOKEN's value, or NULL */
 	const char *hf_token_path;   /**< HF_TOKEN_PATH's value, or NULL */
 	const char *hf_home;         /**< HF_HOME's value, or NULL */
+	/** The Hugging Face hub cache directory (HF_HUB_CACHE, else HF_HOME/hub,
+	 * else XDG_CACHE_HOME/huggingface/hub, else ~/.cache/huggingface/hub:
+	 * cr_model_source_hf_hub_dir). hf: files found there are read from
+	 * the disk, with no request. NULL: not looked at. */
+	const char *hf_hub_dir;
+	/** Ollama's store (OLLAMA_MODELS, else ~/.ollama/models:
+	 * cr_model_source_ollama_dir). NULL: not looked at (the registry only). */
+	const char *ollama_dir;
+	/** The registry of ollama: names on registry.ollama.ai; NULL or "":
+	 * CR_OLLAMA_DEFAULT_REGISTRY. */
+	const char *ollama_registry;
 	/** The transport's options for every request (limits, deadline_ms,
 	 * progress). Its bearer_token is ignored: the token goes per URL by
 	 * the scoping rule. */
@@ -103,8 +119,20 @@ typedef struct cr_model_source_opts {
 #define CR_MODEL_SOURCE_OPTS_INIT                                                                    \
 	{ .catalog = NULL, .revision = NULL, .allow_truncated = false, .cache = CR_MODEL_SOURCE_CACHE_USE, \
 	  .cache_dir = NULL, .xdg_cache_home = NULL, .home = NULL, .hf_endpoint = NULL, .hf_token = NULL, \
-	  .hf_token_path = NULL, .hf_home = NULL, .http = CR_HTTP_OPTS_INIT, .notice = NULL,              \
-	  .notice_arg = NULL }
+	  .hf_token_path = NULL, .hf_home = NULL, .hf_hub_dir = NULL, .ollama_dir = NULL,               \
+	  .ollama_registry = NULL, .http = CR_HTTP_OPTS_INIT, .notice = NULL, .notice_arg = NULL }
+
+/** What an ollama: source read besides the model layer. */
+typedef struct cr_model_source_ollama {
+	char name[CR_OLLAMA_HOST_MAX + 3 * CR_OLLAMA_PART_MAX + 4]; /**< "HOST/NS/MODEL:TAG" */
+	bool local;                     /**< from the local store (else the registry) */
+	char manifest[CR_URL_MAX * 2];  /**< the manifest's path or URL */
+	char model_digest[CR_OLLAMA_DIGEST_MAX];
+	bool has_params;                /**< a params layer was read */
+	cr_ollama_params params;        /**< its options (num_ctx: 0 when not set) */
+	uint64_t projector_bytes;       /**< the projector layer's size; 0: none */
+	bool has_template, has_license;
+} cr_model_source_ollama;
 
 /** A resolved model. Allocated by cr_model_source_resolve. */
 typedef struct cr_model_source {
@@ -129,6 +157,10 @@ typedef struct cr_model_source {
 	unsigned cache_hits;            /**< parts (and lists) read from the cache without a request */
 	unsigned cache_revalidated;     /**< ... that the server confirmed (a request, no body) */
 	unsigned cache_misses;          /**< ... fetched */
+	/** hf: read from the Hugging Face hub cache on disk (location is the
+	 * snapshot's path; no request). */
+	bool from_hub_cache;
+	cr_model_source_ollama ollama;  /**< CR_MODEL_SOURCE_OLLAMA only; zero otherwise */
 } cr_model_source;
 
 /**
@@ -143,7 +175,8 @@ typedef struct cr_model_source {
  *   CR_REASON_HF_FILE_NOT_FOUND (online: the caller may list the
  *   repository with cr_model_source_list), CR_REASON_HF_AUTH (the endpoint
  *   refused and no token was configured), CR_REASON_SPLIT_NOT_FIRST,
- *   CR_REASON_OFFLINE_MISS, CR_REASON_OFFLINE_NO_CACHE_DIR, and those of
+ *   CR_REASON_OFFLINE_MISS, CR_REASON_OFFLINE_NO_CACHE_DIR,
+ *   CR_REASON_OLLAMA_NOT_FOUND, CR_REASON_OLLAMA_MANIFEST, and those of
  *   the reader and transport (CR_REASON_TRUNCATED, CR_REASON_NOT_GGUF,
  *   CR_REASON_WEB_PAGE, CR_REASON_HTTP_*); others CR_REASON_NONE.
  */
@@ -152,6 +185,25 @@ int cr_model_source_resolve(const char *source, const cr_model_source_opts *opts
 
 /** Free a result and its headers; NULL is a no-op. */
 void cr_model_source_free(cr_model_source *m);
+
+/**
+ * The Hugging Face hub cache directory as huggingface_hub picks it
+ * (constants.py, v1.28.0): @p hf_hub_cache (HF_HUB_CACHE, or the legacy
+ * HUGGINGFACE_HUB_CACHE) when set; else HF_HOME/hub; else
+ * XDG_CACHE_HOME/huggingface/hub; else HOME/.cache/huggingface/hub.
+ * NULL or "" arguments are unset. @return 0; CR_ERR_NOTFOUND when none is
+ * set; CR_ERR_RANGE when too long.
+ */
+int cr_model_source_hf_hub_dir(const char *hf_hub_cache, const char *hf_home, const char *xdg_cache_home,
+			       const char *home, char *buf, size_t cap, cr_error *err);
+
+/**
+ * Ollama's store as Ollama picks it (envconfig/config.go: Models, v0.33.0-rc2):
+ * @p ollama_models (OLLAMA_MODELS) when set, else HOME/.ollama/models.
+ * @return 0; CR_ERR_NOTFOUND when neither is set; CR_ERR_RANGE.
+ */
+int cr_model_source_ollama_dir(const char *ollama_models, const char *home, char *buf, size_t cap,
+			       cr_error *err);
 
 /**
  * Where the header(s) came from, for a summary: CR_CACHE_NONE when the cache

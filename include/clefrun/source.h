@@ -84,6 +84,10 @@ typedef struct cr_http_opts {
 	 * call back into the source. */
 	void (*progress)(void *arg, uint64_t bytes_now, uint64_t bytes_total);
 	void *progress_arg;
+	/** The Accept header of every request (a registry's manifest media
+	 * type); printable ASCII, at most 200 bytes, else not sent. NULL:
+	 * libcurl's default. Must outlive the source. */
+	const char *accept;
 } cr_http_opts;
 
 /** Default first range: the GGUF reader's first read (gguf.h). */
@@ -98,7 +102,8 @@ typedef struct cr_http_opts {
 	{ .bearer_token = NULL, .connect_timeout_s = 10, .low_speed_time_s = 20,         \
 	  .low_speed_bps = 1024, .max_redirects = 5, .first_range_bytes = CR_HTTP_FIRST_RANGE, \
 	  .max_total_bytes = CR_HTTP_MAX_TOTAL, .user_agent = NULL, .max_time_s = 300,     \
-	  .deadline_ms = 0, .deadline_budget_s = 0, .progress = NULL, .progress_arg = NULL }
+	  .deadline_ms = 0, .deadline_budget_s = 0, .progress = NULL, .progress_arg = NULL,   \
+	  .accept = NULL }
 
 /** CLOCK_MONOTONIC in milliseconds, the clock of cr_http_opts.deadline_ms. */
 uint64_t cr_http_now_ms(void);

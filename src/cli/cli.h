@@ -217,6 +217,10 @@ extern const cli_enum_name cli_split_names[];
 	.type = CLI_T_FLAG, .name = "no-cache", .off = CLI_OFF_SIZED(T, f, sizeof(bool))
 #define CLI_O_OFFLINE(T, f) \
 	.type = CLI_T_FLAG, .name = "offline", .off = CLI_OFF_SIZED(T, f, sizeof(bool))
+#define CLI_O_OLLAMA_REGISTRY(T, f) \
+	.type = CLI_T_STRING, .name = "ollama-registry", .meta = "URL", .off = CLI_OFF_SIZED(T, f, sizeof(char *)), \
+	.help = "registry of ollama: models not in the local store (default https://registry.ollama.ai)"
+
 /* Output options: */
 #define CLI_O_FORMAT(T, f) \
 	.type = CLI_T_ENUM, .name = "format", .meta = "F", .off = CLI_OFF_SIZED(T, f, sizeof(int)), \

@@ -67,25 +67,29 @@ typedef struct check_cfg {
 	cli_globals g;
 	cr_kv_profile kv;          /* at the first rig's options: the heading's KV facts */
 	bool grouped;              /* a --rig selector: rows grouped by cr_decide_group */
+	const char *ollama_registry; /* --ollama-registry */
+	char ctx_from[160];        /* where a default context came from ("" : clefrun's default) */
+	char ollama_opts[400];     /* --explain: the other options of an Ollama params layer, or "" */
 } check_cfg;
 
 static const cli_enum_name engine_names[] = { { "llamacpp", 0 }, { NULL, 0 } };
 
 static const cli_opt_spec check_opts[] = {
 	{ CLI_O_MODEL(check_cfg, model_id),
-	  .help = "catalog id, GGUF path or URL, hf:OWNER/REPO[/FILE.gguf|:QUANT] (required)" },
+	  .help = "catalog id, GGUF path or URL, hf:OWNER/REPO[/FILE.gguf|:QUANT], ollama:NAME[:TAG] (required)" },
 	{ CLI_O_REVISION(check_cfg, revision), .help = "Hugging Face revision for hf: sources (default main)" },
 	{ CLI_O_HEADER_ONLY(check_cfg, header_only),
 	  .help = "accept a GGUF file cut after its header (tensor data missing)" },
 	{ CLI_O_NO_CACHE(check_cfg, no_cache),
 	  .help = "neither read nor write the header cache of remote GGUF sources" },
 	{ CLI_O_OFFLINE(check_cfg, offline), .help = "remote GGUF sources from the header cache only; no network" },
+	{ CLI_O_OLLAMA_REGISTRY(check_cfg, ollama_registry) },
 	{ CLI_O_QUANTS(check_cfg, quant_ids, n_quants),
 	  .help = "quantization preset; repeatable (default: all on one rig, else Q4_K_M)" },
 	{ CLI_O_RIGS(check_cfg, rig_ids, n_rigs),
 	  .help = "rig id, custom:mem_gb=..,bw_gbs=.., or every catalog rig that matches all, gpus, unified, cpu, mem>=GiB, mem<=GiB or vendor=V (grouped: runs well, fits but slow, tight); repeatable (default: the 22 reference rigs)" },
 	{ CLI_O_CTX(check_cfg, ctx), .seen = CLI_AT(check_cfg, ctx_given),
-	  .help = "context in tokens or Nk (k = 1024: 32k is 32768; default: 8192, or the model's maximum if smaller; a larger value is an error)" },
+	  .help = "context in tokens or Nk (k = 1024: 32k is 32768; default: 8192, or the model's maximum if smaller, or an ollama: model's num_ctx; a larger value is an error)" },
 	{ CLI_O_KV_TYPE(check_cfg, kv_k, kv_v), .help = "KV cache type for K and V: f16, q8_0, q4_0 (default f16)" },
 	{ CLI_O_KV_TYPE_K(check_cfg, kv_k) },
 	{ CLI_O_KV_TYPE_V(check_cfg, kv_v) },
@@ -162,7 +166,10 @@ static void print_heading(const check_cfg *c, const cr_model *m, FILE *f)
 		m->active_params != m->params ? active : "",
 		m->active_params != m->params ? " active" : "", ctx, m->context_max,
 		kv, c->fmt == FMT_MARKDOWN ? "**" : "");
-	fprintf(f, "%s; KV grows %.1f KiB per token\n\n", layout, kv_tok);
+	fprintf(f, "%s; KV grows %.1f KiB per token\n", layout, kv_tok);
+	if (c->ctx_from[0])
+		fprintf(f, "%s\n", c->ctx_from);
+	fprintf(f, "\n");
 }
 
 static void add_text_row(cli_table *t, const row *r)
@@ -271,6 +278,8 @@ static int print_json(const check_cfg *c, const cr_model *m, const row *rows, in
 	cJSON_AddNumberToObject(mo, "layers", m->n_layers);
 	cJSON_AddNumberToObject(mo, "kv_layers", cr_model_kv_layers(m));
 	cJSON_AddNumberToObject(mo, "kv_bytes_per_token", n ? (double)c->kv.bytes_per_token : 0);
+	if (c->ctx_from[0])
+		cJSON_AddStringToObject(mo, "context_from", c->ctx_from);
 	cJSON_AddStringToObject(root, "kv_type_k", cr_kv_type_name(c->kv_k));
 	cJSON_AddStringToObject(root, "kv_type_v", cr_kv_type_name(c->kv_v));
 	cJSON_AddStringToObject(root, "workload", c->opts.workload == CR_WORKLOAD_DECIDE ? "decide" : "chat");
@@ -538,6 +547,10 @@ static int render(const check_cfg *c, const cr_model *m, const row *rows, int n)
 	/* In Markdown the aligned terms stay aligned in a code block. */
 	if (c->explain && c->fmt == FMT_MARKDOWN)
 		printf("\n```");
+	if (c->explain && c->ctx_from[0])
+		fprintf(c->fmt == FMT_CSV ? stderr : stdout, "\n%s\n", c->ctx_from);
+	if (c->explain && c->ollama_opts[0])
+		fprintf(c->fmt == FMT_CSV ? stderr : stdout, "%s%s\n", c->ctx_from[0] ? "" : "\n", cli_safe(c->ollama_opts));
 	for (int i = 0; c->explain && i < n; i++)
 		explain_text(&rows[i], c->fmt == FMT_CSV ? stderr : stdout);
 	if (c->explain && c->fmt == FMT_MARKDOWN)
@@ -680,6 +693,7 @@ static int hf_variants(const check_cfg *c, const cr_catalog *cat, cli_model *cm,
 	so.allow_truncated = c->header_only;
 	so.no_cache = c->no_cache;
 	so.offline = c->offline;
+	so.ollama_registry = c->ollama_registry;
 	if ((rc = cli_hf_list(c->model_id, &so, &e, &n, &st)))
 		return rc;
 	(void)cr_hf_parse(c->model_id, &ref, &err);
@@ -730,6 +744,7 @@ static int resolve_variants(check_cfg *c, const cr_catalog *cat, cli_model *cm,
 	so.allow_truncated = c->header_only;
 	so.no_cache = c->no_cache;
 	so.offline = c->offline;
+	so.ollama_registry = c->ollama_registry;
 	if (kind == CR_MODEL_SOURCE_HF) {
 		cr_hf_ref ref;
 		cr_error err = CR_ERROR_INIT;
@@ -820,7 +835,7 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 	if (rc)
 		return rc < 0 ? EXIT_OK_ : rc;
 	for (int i = 0; i < c.n_rigs; i++) {
-		rig_sel sel;
+		rig_sel sel = { 0 };
 		int k = parse_selector(c.rig_ids[i], &sel);
 
 		if (k < 0)
@@ -847,6 +862,37 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 	req.opts.type_k = c.kv_k;
 	req.opts.type_v = c.kv_v;
 	req.n_ctx = c.ctx_given ? c.ctx : 0;
+	if (cm->is_ollama && cm->ollama.has_params) {
+		/* What else the params layer sets; clefrun models none of it (docs/stores.md). */
+		const cr_ollama_params *op = &cm->ollama.params;
+		char nb[32] = "", ng[32] = "";
+		const char *parts[3];
+		int np = 0;
+
+		if (op->num_batch)
+			snprintf(nb, sizeof(nb), "num_batch %u", op->num_batch);
+		if (op->num_gpu >= 0)
+			snprintf(ng, sizeof(ng), "num_gpu %d", op->num_gpu);
+		if (nb[0])
+			parts[np++] = nb;
+		if (ng[0])
+			parts[np++] = ng;
+		if (op->other_keys[0])
+			parts[np++] = op->other_keys;
+		if (np)
+			snprintf(c.ollama_opts, sizeof(c.ollama_opts), "the Ollama params layer also sets: %s%s%s%s%s (not used here)",
+				 parts[0], np > 1 ? ", " : "", np > 1 ? parts[1] : "", np > 2 ? ", " : "",
+				 np > 2 ? parts[2] : "");
+	}
+	/* An Ollama model's params layer sets the context Ollama runs it with
+	 * (num_ctx): the default here too, within the model's maximum. */
+	if (!c.ctx_given && cm->is_ollama && cm->ollama.params.num_ctx) {
+		unsigned want = cm->ollama.params.num_ctx;
+
+		req.n_ctx = m->context_max && want > m->context_max ? m->context_max : want;
+		snprintf(c.ctx_from, sizeof(c.ctx_from), "context %u from the model's Ollama params (num_ctx %u%s)",
+			 req.n_ctx, want, req.n_ctx != want ? ", cut to the model's maximum" : "");
+	}
 	req.flash_attn = c.fa;
 	/* The library defaults and checks the request (before the rigs are
 	 * resolved, so that a bad --ctx is the first error); an impossible
@@ -859,7 +905,7 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 	c.ctx = set.opts.n_ctx;
 
 	for (int i = 0; i < c.n_rigs; i++) {
-		rig_sel sel;
+		rig_sel sel = { 0 };
 		int k = parse_selector(c.rig_ids[i], &sel);
 
 		if (k == 0) {

@@ -13,11 +13,12 @@
 
 #include "cli.h"
 #include "estimate_out.h"
+#include "local_models.h"
 
 #define MAX_QUANTS 64
 
 static const char fit_usage[] =
-	"clefrun fit --rig R [--ctx N] [--require TIER] [--family F] [--limit K] [--kv-type T] [--quant Q]... [--all] [--format F]";
+	"clefrun fit --rig R [--ctx N] [--require TIER] [--family F] [--limit K] [--kv-type T] [--quant Q]... [--all] [--local [--path DIR]...] [--format F]";
 static const char fit_summary[] =
 	"What can this rig run? Every catalog model with its best quant: the highest bits per\n"
 	"weight that still reaches --require, with its largest context and decode speed.\n"
@@ -25,6 +26,7 @@ static const char fit_summary[] =
 	"the chosen quant, higher first; 3. decode tokens/s, faster first; 4. model id.\n"
 	"Candidates leave out the legacy Q4_0/Q4_1/Q5_0/Q5_1 (a K-quant of the same size is\n"
 	"better) and MXFP4 for dense models, unless --quant or --all-quants says otherwise.\n"
+	"With --local, the GGUF models on this machine instead (models --local), each as it is.\n"
 	"Exit 0 when at least one model reaches the tier, 3 when none does.";
 
 typedef struct fit_cfg {
@@ -41,6 +43,8 @@ typedef struct fit_cfg {
 	int n_quants;
 	cli_format fmt;
 	cli_globals g;
+	bool local;
+	cli_local_cfg lc;
 } fit_cfg;
 
 static const cli_opt_spec fit_opts[] = {
@@ -63,6 +67,13 @@ static const cli_opt_spec fit_opts[] = {
 	  .help = "weigh every preset, legacy ones included" },
 	{ CLI_O_FLASH_ATTN(fit_cfg, fa), .help = "on, off or auto (default auto, resolved per model as llama.cpp does)" },
 	{ CLI_O_WORKLOAD(fit_cfg, workload) },
+	{ .type = CLI_T_FLAG, .name = "local", .off = offsetof(fit_cfg, local),
+	  .help = "the GGUF models on this machine (Ollama, Hugging Face hub cache, LM Studio, --path), not the catalog's" },
+	{ .type = CLI_T_LIST, .name = "path", .meta = "DIR", .off = offsetof(fit_cfg, lc.paths),
+	  .count = CLI_AT(fit_cfg, lc.n_paths), .max = CLI_LOCAL_MAX_PATHS,
+	  .help = "with --local: also the GGUF files in DIR (or the file DIR); repeatable" },
+	{ .type = CLI_T_FLAG, .name = "header-only", .off = offsetof(fit_cfg, lc.header_only),
+	  .help = "with --local: accept GGUF files cut after their header" },
 	{ CLI_O_FORMAT(fit_cfg, fmt) },
 	{ CLI_O_CATALOG(fit_cfg, g.catalog_dir), .help = CLI_HELP_CATALOG },
 	CLI_SPEC_END,
@@ -393,6 +404,26 @@ int cmd_fit(const cli_globals *g, int argc, char **argv)
 	rc = EXIT_USAGE;
 	if (!(rig = cli_resolve_rig(cat, c.rig_id, &scratch, &origin)))
 		goto out;
+	if (!c.local && (c.lc.n_paths || c.lc.header_only)) {
+		fprintf(stderr, "clefrun fit: --%s goes with --local\n", c.lc.n_paths ? "path" : "header-only");
+		goto out;
+	}
+	if (c.local) {
+		/* Each file's quant is fixed and its family unknown to the catalog. */
+		if (c.family || c.n_quants || c.all_quants || c.limit) {
+			fprintf(stderr, "clefrun fit: --local weighs each model as it is on disk: --%s does not apply\n",
+				c.family ? "family" : c.n_quants ? "quant" : c.all_quants ? "all-quants" : "limit");
+			goto out;
+		}
+		c.lc.fmt = c.fmt;
+		c.lc.ctx = c.ctx;
+		c.lc.require = c.require;
+		c.lc.kv = c.kv;
+		c.lc.fa = c.fa;
+		c.lc.workload = c.workload;
+		rc = cli_fit_local(&c.lc, rig, origin);
+		goto out;
+	}
 	nq = cr_catalog_quant_count(cat);
 	models = calloc(cr_catalog_model_count(cat) + 1, sizeof(*models));
 	quants = calloc(nq + MAX_QUANTS + 1, sizeof(*quants));

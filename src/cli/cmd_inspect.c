@@ -56,6 +56,7 @@ static const cli_opt_spec inspect_opts[] = {
 	{ CLI_O_NO_CACHE(inspect_cfg, so.no_cache),
 	  .help = "neither read nor write the header cache ($XDG_CACHE_HOME/clefrun)" },
 	{ CLI_O_OFFLINE(inspect_cfg, so.offline), .help = "read remote headers and lists from the cache only; no network" },
+	{ CLI_O_OLLAMA_REGISTRY(inspect_cfg, so.ollama_registry) },
 	CLI_SPEC_END,
 };
 

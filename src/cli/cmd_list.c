@@ -6,6 +6,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "local_models.h"
 
 typedef struct list_cfg {
 	cli_format fmt;
@@ -63,6 +64,26 @@ static const char *attention_kind(const cr_model *m)
 	return "full";
 }
 
+typedef struct models_cfg {
+	cli_format fmt;
+	cli_globals g;
+	bool local;
+	cli_local_cfg lc;
+} models_cfg;
+
+static const cli_opt_spec models_opts[] = {
+	{ .type = CLI_T_FLAG, .name = "local", .off = offsetof(models_cfg, local),
+	  .help = "the GGUF models on this machine (Ollama, Hugging Face hub cache, LM Studio, --path), from their headers" },
+	{ .type = CLI_T_LIST, .name = "path", .meta = "DIR", .off = offsetof(models_cfg, lc.paths),
+	  .count = CLI_AT(models_cfg, lc.n_paths), .max = CLI_LOCAL_MAX_PATHS,
+	  .help = "with --local: also the GGUF files in DIR (or the file DIR); repeatable" },
+	{ .type = CLI_T_FLAG, .name = "header-only", .off = offsetof(models_cfg, lc.header_only),
+	  .help = "with --local: accept GGUF files cut after their header" },
+	{ CLI_O_FORMAT(models_cfg, fmt) },
+	{ CLI_O_CATALOG(models_cfg, g.catalog_dir), .help = CLI_HELP_CATALOG },
+	CLI_SPEC_END,
+};
+
 int cmd_models(const cli_globals *g0, int argc, char **argv)
 {
 	static const char *const hdr[] = { "ID", "NAME", "PARAMS", "ACTIVE", "CONTEXT", "LAYERS",
@@ -71,13 +92,31 @@ int cmd_models(const cli_globals *g0, int argc, char **argv)
 	static const char *const csv_hdr[] = { "id", "name", "params", "active_params",
 		"context_max", "layers", "kv_layers", "attention", "license" };
 	static const bool right[] = { false, false, true, true, true, true, true, false, false };
-	cli_globals g = *g0;
-	cli_format fmt = FMT_TABLE;
+	static const cli_command models_cmd = {
+		.name = "clefrun models", .usage = "clefrun models [--local [--path DIR]...] [--format F]",
+		.summary = "List the catalog's models; with --local, the GGUF models on this machine.", .opts = models_opts
+	};
+	models_cfg mc;
+	cli_globals g;
+	cli_format fmt;
 	cr_catalog *cat;
-	int rc = list_args("clefrun models", "List the catalog's models.", argc, argv, &g, &fmt);
+	int rc;
 
+	memset(&mc, 0, sizeof(mc));
+	mc.g = *g0;
+	rc = cli_parse(&models_cmd, argc, argv, &mc);
 	if (rc)
 		return rc < 0 ? EXIT_OK_ : rc;
+	g = mc.g;
+	fmt = mc.fmt;
+	if (!mc.local && (mc.lc.n_paths || mc.lc.header_only)) {
+		fprintf(stderr, "clefrun models: --%s goes with --local\n", mc.lc.n_paths ? "path" : "header-only");
+		return EXIT_USAGE;
+	}
+	if (mc.local) {
+		mc.lc.fmt = fmt;
+		return cli_models_local(&mc.lc);
+	}
 	if (!(cat = cli_open_catalog(&g)))
 		return EXIT_ERROR;
 	if (fmt == FMT_JSON) {

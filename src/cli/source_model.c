@@ -124,6 +124,19 @@ static void source_opts(const cli_source_opts *o, bool remote, cr_model_source_o
 	mo->hf_token = getenv("HF_TOKEN");
 	mo->hf_token_path = getenv("HF_TOKEN_PATH");
 	mo->hf_home = getenv("HF_HOME");
+	{
+		/* The stores on disk, where their own programs look (docs/stores.md). */
+		static char hub[4096], ollama[4096];
+		const char *h = getenv("HF_HUB_CACHE");
+
+		if (!h || !*h)
+			h = getenv("HUGGINGFACE_HUB_CACHE"); /* huggingface_hub's legacy name */
+		if (!cr_model_source_hf_hub_dir(h, mo->hf_home, mo->xdg_cache_home, mo->home, hub, sizeof(hub), NULL))
+			mo->hf_hub_dir = hub;
+		if (!cr_model_source_ollama_dir(getenv("OLLAMA_MODELS"), mo->home, ollama, sizeof(ollama), NULL))
+			mo->ollama_dir = ollama;
+	}
+	mo->ollama_registry = o->ollama_registry;
 	mo->notice = on_notice;
 	if (!remote)
 		return;
@@ -143,6 +156,14 @@ static void source_opts(const cli_source_opts *o, bool remote, cr_model_source_o
 
 static bool conflict(const cli_source_opts *o)
 {
+	const char *r = o->ollama_registry;
+
+	if (r && !((strncmp(r, "http://", 7) == 0 && r[7] && r[7] != '/') ||
+		   (strncmp(r, "https://", 8) == 0 && r[8] && r[8] != '/'))) {
+		fprintf(stderr, "clefrun: --ollama-registry '%s': expected an http:// or https:// URL with a host\n",
+			cli_shown(CLI_CLIP(r)));
+		return true;
+	}
 	if (!(o->no_cache && o->offline))
 		return false;
 	fprintf(stderr, "clefrun: --offline reads only the cache: it cannot go with --no-cache\n");
@@ -212,6 +233,9 @@ static int fail(const char *source, const cli_source_opts *o, const cr_error *er
 	case CR_REASON_HF_FILE_NOT_FOUND:
 		suggest_files(source, o);
 		break;
+	case CR_REASON_OLLAMA_NOT_FOUND:
+		fprintf(stderr, "clefrun: (the name as 'ollama list' shows it, or 'ollama pull' it first; 'clefrun models --local' lists what is here)\n");
+		break;
 	default:
 		break;
 	}
@@ -265,7 +289,7 @@ int cli_source_open(const char *source, const cli_source_opts *o0, cr_model_sour
 {
 	cli_source_opts o = o0 ? *o0 : (cli_source_opts)CLI_SOURCE_OPTS_INIT;
 	cr_model_source_kind kind = cr_model_source_classify(source);
-	bool remote = kind == CR_MODEL_SOURCE_HF || kind == CR_MODEL_SOURCE_URL;
+	bool remote = kind == CR_MODEL_SOURCE_HF || kind == CR_MODEL_SOURCE_URL || kind == CR_MODEL_SOURCE_OLLAMA;
 	cr_model_source_opts mo;
 	cr_error err = CR_ERROR_INIT;
 	int rc;
@@ -324,6 +348,9 @@ int cli_resolve_model(const cr_catalog *cat, const char *id_or_source, const cli
 	snprintf(out->file_type, sizeof(out->file_type), "%s", m->file_type);
 	snprintf(out->location, sizeof(out->location), "%s", m->location);
 	out->stats = m->stats;
+	out->from_hub_cache = m->from_hub_cache;
+	out->is_ollama = m->kind == CR_MODEL_SOURCE_OLLAMA;
+	out->ollama = m->ollama;
 	cr_model_source_free(m);
 	return 0;
 }

@@ -2,9 +2,10 @@
  * Models from a SOURCE (docs/gguf.md): a catalog id, a local GGUF path, an
  * http(s) URL or an hf: name. The library resolves them
  * (clefrun/model_source.h); this adapter hands it the settings of the
- * environment (HF_ENDPOINT, HF_TOKEN, HF_TOKEN_PATH, HF_HOME,
- * XDG_CACHE_HOME, HOME, CLEFRUN_HTTP_DEADLINE) and the command line
- * (--revision, --header-only, --no-cache, --offline), draws the progress
+ * environment (HF_ENDPOINT, HF_TOKEN, HF_TOKEN_PATH, HF_HOME, HF_HUB_CACHE,
+ * HUGGINGFACE_HUB_CACHE, OLLAMA_MODELS, XDG_CACHE_HOME, HOME,
+ * CLEFRUN_HTTP_DEADLINE) and the command line
+ * (--revision, --header-only, --no-cache, --offline, --ollama-registry), draws the progress
  * line, and prints errors with the hints their reason codes call for.
  */
 #ifndef CLEFRUN_CLI_SOURCE_MODEL_H
@@ -20,11 +21,12 @@ typedef struct cli_source_opts {
 	bool no_cache;         /* --no-cache: the header cache is neither read nor written */
 	bool offline;          /* --offline: the header cache only, no request */
 	const char *command;   /* the command in use, for hints ("clefrun check"); NULL: inspect */
+	const char *ollama_registry; /* --ollama-registry URL; NULL: https://registry.ollama.ai */
 } cli_source_opts;
 
 #define CLI_SOURCE_OPTS_INIT                                                    \
 	{ .revision = NULL, .allow_truncated = false, .no_cache = false, .offline = false, \
-	  .command = NULL }
+	  .command = NULL, .ollama_registry = NULL }
 
 /* "hit", "revalidated", "miss" (any part fetched) or "off", for a summary. */
 const char *cli_source_cache_word(const cr_model_source *m);
@@ -43,6 +45,9 @@ typedef struct cli_model {
 	char file_type[CR_ID_MAX];    /* the GGUF's general.file_type ("Q4_K_M"), or "" */
 	char location[CR_URL_MAX * 2];/* path or URL read, or "" */
 	cr_source_stats stats;        /* remote requests and bytes */
+	bool from_hub_cache;          /* hf: read from the Hugging Face hub cache on disk */
+	bool is_ollama;               /* an ollama: source; ollama says what it read */
+	cr_model_source_ollama ollama;
 } cli_model;
 
 /*

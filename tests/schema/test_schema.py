@@ -223,6 +223,21 @@ MINI = os.path.join(SRC, "tests", "cli", "fixtures", "mini")
 run_json("models --catalog mini", ["models", "--catalog", MINI], "models-list.schema.json")
 run_json("rigs --catalog mini", ["rigs", "--catalog", MINI], "rigs-list.schema.json")
 
+# The models on this machine: fixture stores written by tests/cli/fixtures/make-stores.
+STORES = os.path.join(tmp, "stores")
+p = subprocess.run(["sh", "fixtures/make-stores", STORES], cwd=os.path.join(SRC, "tests", "cli"),
+                   capture_output=True, text=True)
+check("make-stores", p.returncode == 0, p.stderr)
+SENV = {"HOME": os.path.join(STORES, "home"), "OLLAMA_MODELS": os.path.join(STORES, "ollama"),
+        "HF_HUB_CACHE": os.path.join(STORES, "hub")}
+ml = run_json("models --local", ["models", "--local", "--path", os.path.join(STORES, "extra")],
+              "models-local.schema.json", env=SENV)
+check("models --local lists the three stores and --path",
+      ml is not None and {m["store"] for m in ml["models"]} == {"ollama", "hf-cache", "lmstudio", "path"})
+run_json("fit --local", ["fit", "--rig", "rtx4090", "--local", "--path", os.path.join(STORES, "extra")],
+         "fit-local.schema.json", env=SENV)
+run_json("check --model ollama:", ["check", "--model", "ollama:tiny:1b", "--rig", "rtx4090"], C, env=SENV)
+
 I = "inspect.schema.json"
 run_json("inspect, a small GGUF file", ["inspect", gguf["tiny-llama"]], I)
 run_json("inspect, hybrid header", ["inspect", gguf["qwen3.5-9b"], "--header-only", "--ctx", "65536"], I)

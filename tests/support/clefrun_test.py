@@ -50,7 +50,7 @@ _PROXIES = ("http_proxy", "https_proxy", "all_proxy", "no_proxy")
 
 def clean_env(tmp, **extra):
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("CLEFRUN_", "HF_", "XDG_")) and k.lower() not in _PROXIES
+           if not k.startswith(("CLEFRUN_", "HF_", "HUGGINGFACE_", "OLLAMA_", "XDG_")) and k.lower() not in _PROXIES
            and k not in ("NO_COLOR", "TERM")}
     env.update(HOME=tmp, XDG_CONFIG_HOME=os.path.join(tmp, "config"),
                XDG_CACHE_HOME=os.path.join(tmp, "cache"), NO_COLOR="1", LC_ALL="C")

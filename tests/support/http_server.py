@@ -41,6 +41,15 @@ Paths (NAME is a file under --root):
                            Hugging Face CDN, with the file's ETag as
                            X-Linked-Etag (repo "gated/R": token required)
   /cdn/NAME                /files/NAME on the "other host"
+  /v2/NS/MODEL/manifests/TAG
+                           an Ollama registry: the manifest --root/ollama/manifests/
+                           registry.ollama.ai/NS/MODEL/TAG (tests/support/stores.py
+                           writes that store), only to a request whose Accept
+                           names the docker manifest v2 type (else 406), as
+                           application/vnd.docker.distribution.manifest.v2+json
+  /v2/NS/MODEL/blobs/sha256:HEX
+                           307 to /cdn/ollama/blobs/sha256-HEX, like the
+                           registry's redirect to its CDN
 """
 import argparse
 import json
@@ -305,6 +314,23 @@ class Handler(BaseHTTPRequestHandler):
             headers = {"Location": "http://localhost:%d/cdn/%s" % (port, m.group(4)),
                        "X-Linked-Etag": self.etag_of(p), "X-Linked-Size": str(os.path.getsize(p))}
             return self.send_plain(302, b"redirect\n", headers)
+        m = re.fullmatch(r"/v2/([^/]+)/([^/]+)/manifests/([^/]+)", path)
+        if m:
+            if "application/vnd.docker.distribution.manifest.v2+json" not in (self.headers.get("Accept") or ""):
+                return self.send_plain(406, b'{"errors":[{"code":"MANIFEST_UNKNOWN"}]}')
+            p = self.file_path(os.path.join("ollama", "manifests", "registry.ollama.ai", *m.groups()))
+            if not p:
+                return self.send_plain(404, b'{"errors":[{"code":"MANIFEST_UNKNOWN","message":"manifest unknown"}]}')
+            with open(p, "rb") as f:
+                body = f.read()
+            return self.send_plain(200, body, {"Content-Type": "application/vnd.docker.distribution.manifest.v2+json",
+                                               "ETag": self.etag_of(p)})
+        m = re.fullmatch(r"/v2/([^/]+)/([^/]+)/blobs/sha256:([0-9a-f]{64})", path)
+        if m:
+            name = "ollama/blobs/sha256-" + m.group(3)
+            if not self.file_path(name):
+                return self.send_plain(404, b'{"errors":[{"code":"BLOB_UNKNOWN"}]}')
+            return self.redirect("/cdn/" + name, 307)
         m = re.fullmatch(r"/cdn/(.+)", path)
         if m:
             return self.serve_file(m.group(1))

@@ -30,7 +30,8 @@ const char *cr_reason_name(cr_reason reason)
 		"none", "truncated", "not-gguf", "web-page", "http-auth", "http-token-refused",
 		"http-not-found", "offline-miss", "offline-no-cache-dir", "bad-source", "unknown-model",
 		"hf-repo", "hf-no-quant", "hf-repo-not-found", "hf-file-not-found", "hf-auth",
-		"split-not-first", "placement-needs-ram-tier", "not-moe",
+		"split-not-first", "placement-needs-ram-tier", "not-moe", "ollama-not-found",
+		"ollama-manifest",
 	};
 
 	if ((unsigned)reason >= sizeof(names) / sizeof(names[0]))

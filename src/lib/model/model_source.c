@@ -8,9 +8,14 @@
 #include "clefrun/model_source.h"
 
 #include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include <cjson/cJSON.h>
 
 #include "util.h"
 
@@ -62,6 +67,8 @@ cr_model_source_kind cr_model_source_classify(const char *s)
 
 	if (strncmp(s, CR_HF_PREFIX, 3) == 0)
 		return CR_MODEL_SOURCE_HF;
+	if (strncmp(s, CR_OLLAMA_PREFIX, strlen(CR_OLLAMA_PREFIX)) == 0)
+		return CR_MODEL_SOURCE_OLLAMA;
 	if (k && (scheme_is(s, "http://") || scheme_is(s, "https://")))
 		return CR_MODEL_SOURCE_URL;
 	if (k)
@@ -267,6 +274,10 @@ static int fetch_list(const ctx *c, const cr_hf_ref *ref, cr_hf_entry **entries,
 	return rc;
 }
 
+/* The hub cache (below). */
+static bool hub_snapshot(const ctx *c, const cr_hf_ref *ref, char *dir, size_t cap);
+static bool hub_list(const char *dir, cr_hf_entry **list, size_t *n);
+
 int cr_model_source_list(const char *source, const cr_model_source_opts *o0, cr_hf_entry **entries,
 			 size_t *n, cr_source_stats *stats, cr_error *err)
 {
@@ -281,6 +292,13 @@ int cr_model_source_list(const char *source, const cr_model_source_opts *o0, cr_
 	if ((rc = cr_hf_parse(source, &ref, err)))
 		return cr_setreason(err, CR_REASON_BAD_SOURCE, rc);
 	ctx_init(&c, o);
+	if (o->cache == CR_MODEL_SOURCE_CACHE_OFFLINE) {
+		/* Offline, a repository the hub cache holds lists the files it has there. */
+		char dir[4096];
+
+		if (hub_snapshot(&c, &ref, dir, sizeof(dir)) && hub_list(dir, entries, n))
+			return CR_OK;
+	}
 	if (!(rc = cache_open(&c, err))) {
 		load_token(&c);
 		rc = fetch_list(&c, &ref, entries, n, stats, NULL, err);
@@ -459,6 +477,354 @@ static int bad_scheme(const char *source, cr_error *err)
 			  clip(source, cb, sizeof(cb)), (int)(k - 3 > 16 ? 16 : k - 3), source));
 }
 
+/* ---- the Hugging Face hub cache ------------------------------------------------------ */
+
+int cr_model_source_hf_hub_dir(const char *hub, const char *hf_home, const char *xdg, const char *home, char *buf,
+			       size_t cap, cr_error *err)
+{
+	int n;
+
+	/* huggingface_hub constants.py (v1.28.0): HF_HUB_CACHE, else HF_HOME/hub, HF_HOME
+	 * defaulting to $XDG_CACHE_HOME/huggingface, then ~/.cache/huggingface. */
+	if (hub && *hub)
+		n = snprintf(buf, cap, "%s", hub);
+	else if (hf_home && *hf_home)
+		n = snprintf(buf, cap, "%s/hub", hf_home);
+	else if (xdg && *xdg)
+		n = snprintf(buf, cap, "%s/huggingface/hub", xdg);
+	else if (home && *home)
+		n = snprintf(buf, cap, "%s/.cache/huggingface/hub", home);
+	else
+		return cr_seterr(err, CR_ERR_NOTFOUND, "no Hugging Face hub cache (HF_HUB_CACHE, HF_HOME, HOME unset)");
+	if (n < 0 || (size_t)n >= cap)
+		return cr_seterr(err, CR_ERR_RANGE, "Hugging Face hub cache: path too long");
+	return CR_OK;
+}
+
+int cr_model_source_ollama_dir(const char *models, const char *home, char *buf, size_t cap, cr_error *err)
+{
+	int n;
+
+	/* Ollama envconfig/config.go (v0.33.0-rc2), Models(): OLLAMA_MODELS, else ~/.ollama/models. */
+	if (models && *models)
+		n = snprintf(buf, cap, "%s", models);
+	else if (home && *home)
+		n = snprintf(buf, cap, "%s/.ollama/models", home);
+	else
+		return cr_seterr(err, CR_ERR_NOTFOUND, "no Ollama store (OLLAMA_MODELS, HOME unset)");
+	if (n < 0 || (size_t)n >= cap)
+		return cr_seterr(err, CR_ERR_RANGE, "Ollama store: path too long");
+	return CR_OK;
+}
+
+static bool is_dir(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static bool is_file(const char *p, uint64_t *size)
+{
+	struct stat st;
+
+	if (stat(p, &st) != 0 || !S_ISREG(st.st_mode))
+		return false;
+	if (size)
+		*size = (uint64_t)st.st_size;
+	return true;
+}
+
+/* The snapshot directory of ref's repository at the revision in the hub
+ * cache, as huggingface_hub's try_to_load_from_cache (file_download.py)
+ * finds it: models--OWNER--NAME/refs/REVISION holds the commit, unless the
+ * revision is one; snapshots/COMMIT is the tree. false: not there. */
+static bool hub_snapshot(const ctx *c, const cr_hf_ref *ref, char *dir, size_t cap)
+{
+	const char *rev = c->o->revision ? c->o->revision : CR_HF_DEFAULT_REVISION;
+	const char *slash = strchr(ref->repo, '/');
+	char repo_dir[4096], refs[4200], commit[48];
+	int n;
+
+	if (!c->o->hf_hub_dir || !*c->o->hf_hub_dir || !slash)
+		return false;
+	/* repo_folder_name: "models" and the repo id's parts joined by "--". */
+	n = snprintf(repo_dir, sizeof(repo_dir), "%s/models--%.*s--%s", c->o->hf_hub_dir, (int)(slash - ref->repo),
+		     ref->repo, slash + 1);
+	if (n < 0 || (size_t)n >= sizeof(repo_dir))
+		return false;
+	if (immutable_revision(rev)) {
+		snprintf(commit, sizeof(commit), "%s", rev);
+	} else {
+		FILE *f;
+		size_t k;
+
+		/* A revision names a file under refs/: no "..", no leading '/'. */
+		if (rev[0] == '/' || strstr(rev, "..") || strlen(rev) > 255)
+			return false;
+		n = snprintf(refs, sizeof(refs), "%s/refs/%s", repo_dir, rev);
+		if (n < 0 || (size_t)n >= sizeof(refs) || !is_file(refs, NULL) || !(f = fopen(refs, "r")))
+			return false;
+		k = fread(commit, 1, sizeof(commit) - 1, f);
+		fclose(f);
+		commit[k] = '\0';
+		while (k && (commit[k - 1] == '\n' || commit[k - 1] == '\r' || commit[k - 1] == ' '))
+			commit[--k] = '\0';
+		if (!immutable_revision(commit))
+			return false; /* not a commit: the file is not huggingface_hub's */
+	}
+	n = snprintf(dir, cap, "%s/snapshots/%s", repo_dir, commit);
+	return n >= 0 && (size_t)n < cap && is_dir(dir);
+}
+
+/* The files under dir (depth <= 3), as a tree listing's items. */
+static void hub_walk(cJSON *arr, const char *dir, const char *rel, int depth)
+{
+	DIR *d;
+	struct dirent *e;
+
+	if (depth > 3 || !(d = opendir(dir)))
+		return;
+	while ((e = readdir(d)) && cJSON_GetArraySize(arr) < 10000) {
+		char full[4096], sub[1024];
+		struct stat st;
+		cJSON *it;
+		int n1, n2;
+
+		if (e->d_name[0] == '.')
+			continue;
+		n1 = snprintf(full, sizeof(full), "%s/%s", dir, e->d_name);
+		n2 = snprintf(sub, sizeof(sub), "%s%s%s", rel, *rel ? "/" : "", e->d_name);
+		if (n1 < 0 || (size_t)n1 >= sizeof(full) || n2 < 0 || (size_t)n2 >= sizeof(sub) || stat(full, &st) != 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			hub_walk(arr, full, sub, depth + 1);
+			continue;
+		}
+		if (!S_ISREG(st.st_mode) || !(it = cJSON_CreateObject()))
+			continue;
+		cJSON_AddStringToObject(it, "type", "file");
+		cJSON_AddStringToObject(it, "path", sub);
+		cJSON_AddNumberToObject(it, "size", (double)st.st_size);
+		cJSON_AddItemToArray(arr, it);
+	}
+	closedir(d);
+}
+
+/* The GGUF files of a snapshot directory, as a tree listing would list them. */
+static bool hub_list(const char *dir, cr_hf_entry **list, size_t *n)
+{
+	cJSON *arr = cJSON_CreateArray();
+	char *txt;
+	bool ok;
+
+	*list = NULL;
+	*n = 0;
+	if (!arr)
+		return false;
+	hub_walk(arr, dir, "", 0);
+	txt = cJSON_PrintUnformatted(arr);
+	cJSON_Delete(arr);
+	if (!txt)
+		return false;
+	ok = cr_hf_parse_tree(txt, strlen(txt), dir, list, n, NULL) == CR_OK;
+	cJSON_free(txt);
+	return ok;
+}
+
+/* An hf: file or quant the hub cache holds: its path into m->location.
+ * false: not there (the network decides). */
+static bool hub_lookup(const ctx *c, const char *source, cr_model_source *m)
+{
+	char dir[4096], rel[CR_HF_PATH_MAX];
+	cr_hf_ref ref;
+	int n;
+
+	if (cr_hf_parse(source, &ref, NULL) || ref.kind == CR_HF_REPO || !hub_snapshot(c, &ref, dir, sizeof(dir)))
+		return false;
+	if (ref.kind == CR_HF_FILE) {
+		snprintf(rel, sizeof(rel), "%s", ref.path);
+	} else {
+		cr_hf_entry *list = NULL;
+		size_t ne = 0, idx;
+		bool ok;
+
+		ok = hub_list(dir, &list, &ne) && cr_hf_pick_quant(list, ne, ref.quant, &idx) == CR_OK;
+		/* Every part of a split quant must be there, else the network decides. */
+		ok = ok && list[idx].parts == list[idx].split_count;
+		if (ok)
+			snprintf(rel, sizeof(rel), "%s", list[idx].path);
+		free(list);
+		if (!ok)
+			return false;
+	}
+	n = snprintf(m->location, sizeof(m->location), "%s/%s", dir, rel);
+	if (n < 0 || (size_t)n >= sizeof(m->location) || !is_file(m->location, NULL)) {
+		m->location[0] = '\0';
+		return false;
+	}
+	m->from_hub_cache = true;
+	return true;
+}
+
+/* ---- Ollama ------------------------------------------------------------------------ */
+
+static int validate_manifest(const char *body, size_t len, void *ud, cr_error *err)
+{
+	cr_ollama_manifest mf;
+
+	return cr_ollama_parse_manifest(body, len, ud, &mf, err);
+}
+
+static int validate_params(const char *body, size_t len, void *ud, cr_error *err)
+{
+	cr_ollama_params p;
+
+	return cr_ollama_parse_params(body, len, ud, &p, err);
+}
+
+/* The caller's transport options for a registry request (no token: the
+ * Hugging Face token never goes to a registry), Accept as Ollama sends it. */
+static void registry_opts(const ctx *c, cr_http_opts *out)
+{
+	*out = c->o->http;
+	out->bearer_token = NULL;
+	out->accept = CR_OLLAMA_MANIFEST_ACCEPT;
+}
+
+static int manifest_error(cr_error *err, int rc)
+{
+	return cr_setreason(err, CR_REASON_OLLAMA_MANIFEST, rc);
+}
+
+/* The params layer from the store or the registry into m->ollama. */
+static int ollama_params(const ctx *c, const cr_ollama_ref *ref, const cr_ollama_manifest *mf,
+			 cr_model_source *m, cr_error *err)
+{
+	char where[CR_URL_MAX * 2], *body = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (!mf->params.present)
+		return CR_OK;
+	if (m->ollama.local) {
+		if ((rc = cr_ollama_blob_path(c->o->ollama_dir, mf->params.digest, where, sizeof(where), err)))
+			return manifest_error(err, rc);
+		rc = cr_file_read(where, CR_OLLAMA_PARAMS_MAX_BYTES, &body, &len, NULL, err);
+		if (rc)
+			return manifest_error(err, rc);
+	} else {
+		cr_http_opts ho;
+		cr_cache_result res;
+
+		if ((rc = cr_ollama_blob_url(c->o->ollama_registry, ref, mf->params.digest, where, sizeof(where), err)))
+			return manifest_error(err, rc);
+		registry_opts(c, &ho);
+		ho.accept = NULL;
+		rc = cr_cache_fetch_doc(c->cache, where, &ho, CR_OLLAMA_PARAMS_MAX_BYTES, validate_params, where, &body,
+					&len, &res, err);
+		notice(c, &res);
+		add_stats(&m->stats, &res.stats);
+		count_outcome(m, &res);
+		if (rc)
+			return err && err->reason == CR_REASON_NONE ? manifest_error(err, rc) : rc;
+	}
+	rc = cr_ollama_parse_params(body, len, where, &m->ollama.params, err);
+	free(body);
+	if (rc)
+		return manifest_error(err, rc);
+	m->ollama.has_params = true;
+	return CR_OK;
+}
+
+static void ollama_layers(const cr_ollama_manifest *mf, cr_model_source *m)
+{
+	cr_strlcpy(m->ollama.model_digest, mf->model.digest, sizeof(m->ollama.model_digest));
+	m->ollama.projector_bytes = mf->projector.present ? mf->projector.size : 0;
+	m->ollama.has_template = mf->template_.present;
+	m->ollama.has_license = mf->license.present;
+}
+
+/* An ollama: source: the manifest and the model layer's location, from the
+ * store when it has the manifest, else from the registry (through the
+ * cache, which is opened here). */
+static int ollama_location(ctx *c, const char *source, cr_model_source *m, cr_error *err)
+{
+	cr_ollama_manifest mf;
+	cr_ollama_ref ref;
+	char path[CR_URL_MAX * 2], *body = NULL;
+	size_t len = 0;
+	bool missing = true;
+	int rc;
+
+	if ((rc = cr_ollama_parse(source, &ref, err)))
+		return cr_setreason(err, CR_REASON_BAD_SOURCE, rc);
+	cr_ollama_ref_string(&ref, m->ollama.name, sizeof(m->ollama.name));
+	if (c->o->ollama_dir && *c->o->ollama_dir) {
+		if ((rc = cr_ollama_manifest_path(c->o->ollama_dir, &ref, path, sizeof(path), err)))
+			return rc;
+		if ((rc = cr_file_read(path, CR_OLLAMA_MANIFEST_MAX_BYTES, &body, &len, &missing, err)))
+			return manifest_error(err, rc);
+	}
+	if (!missing) {
+		uint64_t size = 0;
+
+		rc = cr_ollama_parse_manifest(body, len, path, &mf, err);
+		free(body);
+		if (rc)
+			return manifest_error(err, rc);
+		m->ollama.local = true;
+		cr_strlcpy(m->ollama.manifest, path, sizeof(m->ollama.manifest));
+		if ((rc = cr_ollama_blob_path(c->o->ollama_dir, mf.model.digest, m->location, sizeof(m->location), err)))
+			return manifest_error(err, rc);
+		if (!is_file(m->location, &size))
+			return manifest_error(err, cr_seterr(err, CR_ERR_NOTFOUND,
+							     "%s: the model layer %s is not in the store (%s is missing): pull it again with 'ollama pull %s'",
+							     path, mf.model.digest, m->location, source + strlen(CR_OLLAMA_PREFIX)));
+		if (size != mf.model.size)
+			return manifest_error(err, cr_seterr(err, CR_ERR_INVALID,
+							     "%s: the model layer %s is %llu bytes, the manifest says %llu: pull it again with 'ollama pull %s'",
+							     m->location, mf.model.digest, (unsigned long long)size,
+							     (unsigned long long)mf.model.size, source + strlen(CR_OLLAMA_PREFIX)));
+	} else {
+		cr_http_opts ho;
+		cr_cache_result res;
+		cr_error e2 = CR_ERROR_INIT;
+
+		if ((rc = cache_open(c, err)))
+			return rc;
+		m->cache_on = c->cache != NULL;
+		if ((rc = cr_ollama_manifest_url(c->o->ollama_registry, &ref, path, sizeof(path), err)))
+			return cr_setreason(err, CR_REASON_BAD_SOURCE, rc);
+		registry_opts(c, &ho);
+		rc = cr_cache_fetch_doc(c->cache, path, &ho, CR_OLLAMA_MANIFEST_MAX_BYTES, validate_manifest, path, &body,
+					&len, &res, &e2);
+		notice(c, &res);
+		add_stats(&m->stats, &res.stats);
+		count_outcome(m, &res);
+		if (rc == CR_ERR_NOTFOUND && !offline(c))
+			return cr_setreason(err, CR_REASON_OLLAMA_NOT_FOUND,
+					    cr_seterr(err, CR_ERR_NOTFOUND, "%s: not in the Ollama store%s%s%s nor on the registry (%s)",
+						      source, c->o->ollama_dir ? " (" : "", c->o->ollama_dir ? c->o->ollama_dir : "",
+						      c->o->ollama_dir ? ")" : "", e2.message));
+		if (rc) {
+			cr_errcopy(err, rc, &e2);
+			return e2.reason == CR_REASON_NONE && e2.status == CR_ERR_PARSE ? manifest_error(err, rc) : rc;
+		}
+		rc = cr_ollama_parse_manifest(body, len, path, &mf, err);
+		free(body);
+		if (rc)
+			return manifest_error(err, rc);
+		cr_strlcpy(m->ollama.manifest, path, sizeof(m->ollama.manifest));
+		if ((rc = cr_ollama_blob_url(c->o->ollama_registry, &ref, mf.model.digest, m->location, sizeof(m->location),
+					     err)))
+			return manifest_error(err, rc);
+		m->remote = true;
+	}
+	ollama_layers(&mf, m);
+	return ollama_params(c, &ref, &mf, m, err);
+}
+
 /* ---- the model ----------------------------------------------------------------------- */
 
 static int from_catalog(const char *id, const cr_model_source_opts *o, cr_model_source *m, cr_error *err)
@@ -480,13 +846,16 @@ static int from_catalog(const char *id, const cr_model_source_opts *o, cr_model_
 	return CR_OK;
 }
 
-static int from_gguf(const ctx *c, const char *source, cr_model_source *m, cr_error *err)
+static int from_gguf(ctx *c, const char *source, cr_model_source *m, cr_error *err)
 {
 	int rc;
 
 	switch (m->kind) {
 	case CR_MODEL_SOURCE_HF:
-		rc = hf_location(c, source, m, err);
+		rc = m->from_hub_cache ? CR_OK : hf_location(c, source, m, err);
+		break;
+	case CR_MODEL_SOURCE_OLLAMA:
+		rc = ollama_location(c, source, m, err);
 		break;
 	case CR_MODEL_SOURCE_URL:
 		rc = url_location(source, m, err);
@@ -503,14 +872,29 @@ static int from_gguf(const ctx *c, const char *source, cr_model_source *m, cr_er
 		return rc;
 	if ((rc = load_part(c, m->location, m, err))) {
 		/* Online, a file the repository does not have: the caller may list what it has. */
-		if (rc == CR_ERR_NOTFOUND && m->kind == CR_MODEL_SOURCE_HF && c->o->cache != CR_MODEL_SOURCE_CACHE_OFFLINE)
+		if (rc == CR_ERR_NOTFOUND && m->kind == CR_MODEL_SOURCE_HF && !m->from_hub_cache &&
+		    c->o->cache != CR_MODEL_SOURCE_CACHE_OFFLINE)
 			err->reason = CR_REASON_HF_FILE_NOT_FOUND;
+		if (m->kind == CR_MODEL_SOURCE_OLLAMA && err) {
+			/* The reader names the blob; say which model's layer it is. */
+			cr_error e2 = *err;
+
+			(void)cr_seterr(err, rc, "%s: model layer: %s", source, e2.message);
+			err->reason = e2.reason;
+		}
 		return rc;
 	}
 	if ((rc = load_split(c, m, err)))
 		return rc;
 	if ((rc = cr_gguf_to_model((const cr_gguf *const *)m->parts, m->n_parts, &m->gguf, err)))
 		return rc;
+	if (m->kind == CR_MODEL_SOURCE_OLLAMA) {
+		/* The blob's file name is a digest: the model is known by its Ollama name. */
+		cr_ollama_ref ref;
+
+		if (!cr_ollama_parse(source, &ref, NULL))
+			cr_ollama_ref_short(&ref, m->gguf.model.id, sizeof(m->gguf.model.id));
+	}
 	m->model = m->gguf.model;
 	m->weights_bytes = m->gguf.weights_bytes;
 	m->from_gguf = true;
@@ -543,7 +927,10 @@ int cr_model_source_resolve(const char *source, const cr_model_source_opts *o0, 
 	} else {
 		ctx_init(&c, o);
 		rc = CR_OK;
-		if (m->kind == CR_MODEL_SOURCE_HF || m->kind == CR_MODEL_SOURCE_URL) {
+		/* An hf: file the hub cache holds is a local file: no cache, no token. */
+		if (m->kind == CR_MODEL_SOURCE_HF && hub_lookup(&c, source, m)) {
+			/* read from the disk below */
+		} else if (m->kind == CR_MODEL_SOURCE_HF || m->kind == CR_MODEL_SOURCE_URL) {
 			rc = cache_open(&c, err);
 			m->cache_on = c.cache != NULL;
 			load_token(&c);

@@ -650,8 +650,20 @@ static int perform(cr_source *src, http_impl *h, const char *url, bool send_toke
 		snprintf(line, sizeof(line), "If-None-Match: %s", x->inm);
 		if (!(hdrs = curl_slist_append(NULL, line)))
 			return cr_seterr(err, CR_ERR_NOMEM, "%s: out of memory", src->name);
-		curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
 	}
+	if (h->o.accept && strlen(h->o.accept) <= 200 && header_safe(h->o.accept)) {
+		char line[224];
+		struct curl_slist *more;
+
+		snprintf(line, sizeof(line), "Accept: %s", h->o.accept);
+		if (!(more = curl_slist_append(hdrs, line))) {
+			curl_slist_free_all(hdrs);
+			return cr_seterr(err, CR_ERR_NOMEM, "%s: out of memory", src->name);
+		}
+		hdrs = more;
+	}
+	if (hdrs)
+		curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
 	cc = curl_easy_perform(c);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, NULL);
 	curl_slist_free_all(hdrs);
