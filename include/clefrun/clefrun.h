@@ -16,6 +16,8 @@
  *  - version.h  library version
  *  - source.h   byte sources: file, memory, HTTP(S) Range requests
  *  - gguf.h     the GGUF header reader and its mapping into a cr_model
+ *  - safetensors.h the safetensors header reader: tensors, dtypes, exact bytes
+ *  - hfconfig.h a Hugging Face config.json mapped into a cr_model
  *  - hf.h       Hugging Face names: hf: sources, URLs, file lists
  *  - cache.h    the header cache of remote sources ($XDG_CACHE_HOME/clefrun)
  *  - text.h     text from strangers made safe to show (controls, invalid UTF-8)
@@ -36,6 +38,8 @@
 #include "clefrun/version.h"
 #include "clefrun/source.h"
 #include "clefrun/gguf.h"
+#include "clefrun/safetensors.h"
+#include "clefrun/hfconfig.h"
 #include "clefrun/hf.h"
 #include "clefrun/cache.h"
 #include "clefrun/model_source.h"
