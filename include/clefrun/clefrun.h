@@ -8,6 +8,7 @@
  *  - catalog.h  models, quantizations and rigs (JSON, validated)
  *  - rig.h      ad-hoc rigs from a "custom:" spec
  *  - estimate.h the pure estimator: memory, speed, fit tier, max context
+ *  - vllm.h     the vLLM memory engine: KV cache left, blocks, concurrency
  *  - curve.h    memory against context, the series behind the report and charts
  *  - rank.h     the smallest rig that fits, from estimates
  *  - decide.h   best quant per model and rig; ranked "what fits" (fit)
@@ -20,6 +21,7 @@
  *  - hfconfig.h a Hugging Face config.json mapped into a cr_model
  *  - hf.h       Hugging Face names: hf: sources, URLs, file lists
  *  - cache.h    the header cache of remote sources ($XDG_CACHE_HOME/clefrun)
+ *  - st_source.h a safetensors checkpoint from a directory or hf:OWNER/REPO
  *  - text.h     text from strangers made safe to show (controls, invalid UTF-8)
  */
 #ifndef CLEFRUN_H
@@ -30,6 +32,7 @@
 #include "clefrun/rig.h"
 #include "clefrun/estimate.h"
 #include "clefrun/curve.h"
+#include "clefrun/vllm.h"
 #include "clefrun/rank.h"
 #include "clefrun/file.h"
 #include "clefrun/decide.h"
@@ -43,6 +46,7 @@
 #include "clefrun/hf.h"
 #include "clefrun/cache.h"
 #include "clefrun/model_source.h"
+#include "clefrun/st_source.h"
 #include "clefrun/text.h"
 
 #endif
