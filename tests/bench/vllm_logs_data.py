@@ -21,7 +21,7 @@ loader.exec_module(B)
 check = T.check
 
 rows = B.load(B.CSV_DEFAULT)
-check("the shipped CSV has at least 37 rows", len(rows) >= 37, len(rows))
+check("the shipped CSV has at least 41 rows", len(rows) >= 41, len(rows))
 check("every row has a URL", all(r["source_url"].startswith("https://") for r in rows))
 paging = [r for r in rows if B.paging_complete(r) is None]
 check("at least 8 rows complete for the paging figures", len(paging) >= 8, len(paging))
