@@ -549,8 +549,8 @@ int cr_hfconfig_parse(const char *json, size_t len, const char *name, cr_hf_conf
 			d = get(root, "dtype");
 		if (d) {
 			if (!cJSON_IsString(d) ||
-			    (strcmp(d->valuestring, "bfloat16") && strcmp(d->valuestring, "float16") &&
-			     strcmp(d->valuestring, "float32"))) {
+			    (strcmp(d->valuestring, "bfloat16") != 0 && strcmp(d->valuestring, "float16") != 0 &&
+			     strcmp(d->valuestring, "float32") != 0)) {
 				rc = jr_fail(&c, CR_ERR_INVALID, "torch_dtype",
 					     "expected \"bfloat16\", \"float16\" or \"float32\"");
 				goto out;

@@ -197,7 +197,7 @@ static int st_tensor(const st_ctx *c, const cJSON *obj, cr_st_tensor *t)
 		return st_bad_tensor(c, CR_ERR_INVALID, t->name, c->data_start + begin,
 				     "data_offsets: END before BEGIN");
 	bits = cr_st_dtype_bits(t->dtype);
-	if (el > UINT64_MAX / bits)
+	if (bits == 0 || el > UINT64_MAX / bits) /* bits: never 0 for a parsed dtype */
 		return st_bad_tensor(c, CR_ERR_INVALID, t->name, c->data_start + begin,
 				     "shape: the size in bits overflows 64 bits");
 	if ((el * bits) % 8 != 0) {
