@@ -203,6 +203,22 @@ static void test_hostile(void **state)
 	expect_fail("{" BASE ",\"num_hidden_layers\":2,\"quantization_config\":[]}", CR_ERR_INVALID,
 		    "config.json: quantization_config: expected an object");
 	expect_fail("[1]", CR_ERR_PARSE, "config.json: expected a JSON object");
+	/* Found by fuzz_hfconfig: MLA without head widths took a key width of 0;
+	 * absent, they take DeepSeek-V3's defaults (128 + 64), zero is refused. */
+	{
+		cr_error err = CR_ERROR_INIT;
+
+		assert_int_equal(parse("{\"model_type\":\"deepseek_v3\",\"hidden_size\":7168,\"num_attention_heads\":128,"
+				       "\"num_hidden_layers\":4,\"vocab_size\":129280,\"kv_lora_rank\":512}",
+				       &err),
+				 0);
+		assert_int_equal(cfg.model.head_dim_k, 192);
+		assert_int_equal(cfg.model.mla_rope_dim, 64);
+	}
+	expect_fail("{\"model_type\":\"deepseek_v3\",\"hidden_size\":64,\"num_attention_heads\":4,"
+		    "\"num_hidden_layers\":2,\"vocab_size\":100,\"kv_lora_rank\":16,\"qk_rope_head_dim\":0,"
+		    "\"qk_nope_head_dim\":0}",
+		    CR_ERR_INVALID, "config.json: qk_nope_head_dim: MLA (kv_lora_rank 16) with qk_nope_head_dim + qk_rope_head_dim of 0");
 	expect_fail("{\"a\":", CR_ERR_PARSE, "config.json: invalid JSON at byte 4 (line 1, column 5)");
 }
 

@@ -346,7 +346,8 @@ static int fill_moe_mla(jr_ctx *c, const cJSON *t, cr_model *m)
 {
 	static const char *const n_exp[] = { "num_experts", "num_local_experts", "n_routed_experts", NULL };
 	static const char *const n_used[] = { "num_experts_per_tok", "num_experts_per_token", "moe_topk", NULL };
-	uint32_t shared_ffn = 0, lora = 0, rope = 0, nope = 0, vdim = 0, qlora = 0, moe_ffn = 0;
+	/* MLA widths default as configuration_deepseek_v3.py sets them. */
+	uint32_t shared_ffn = 0, lora = 0, rope = 64, nope = 128, vdim = 128, qlora = 0, moe_ffn = 0;
 	bool has, has_lora = false;
 	int rc;
 
@@ -379,6 +380,9 @@ static int fill_moe_mla(jr_ctx *c, const cJSON *t, cr_model *m)
 	    (rc = opt_u32(c, t, "v_head_dim", 0, 65535, &vdim, NULL)) != 0 ||
 	    (rc = opt_u32(c, t, "q_lora_rank", 0, 65535, &qlora, NULL)) != 0)
 		return rc;
+	if (has_lora && lora > 0 && nope + rope == 0)
+		return jr_fail(c, CR_ERR_INVALID, "qk_nope_head_dim",
+			       "MLA (kv_lora_rank %" PRIu32 ") with qk_nope_head_dim + qk_rope_head_dim of 0", lora);
 	if (has_lora && lora > 0) {
 		/* MLA: the cache holds one latent of kv_lora_rank + qk_rope_head_dim
 		 * per token and layer (vLLM MLAAttentionSpec, num_kv_heads 1). */
@@ -387,7 +391,7 @@ static int fill_moe_mla(jr_ctx *c, const cJSON *t, cr_model *m)
 		m->mla_rope_dim = rope;
 		m->mla_q_lora_rank = qlora;
 		m->head_dim_k = nope + rope;
-		m->head_dim_v = vdim ? vdim : m->head_dim_k;
+		m->head_dim_v = vdim ? vdim : m->head_dim_k; /* v_head_dim 0: the key's width */
 		for (uint32_t i = 0; i < m->n_layers; i++)
 			if (m->kv_heads[i])
 				m->kv_heads[i] = 1;
