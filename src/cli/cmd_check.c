@@ -105,8 +105,8 @@ static const cli_opt_spec check_opts[] = {
 	{ CLI_O_WORKLOAD(check_cfg, opts.workload) },
 	{ .type = CLI_T_ENUM, .name = "engine", .meta = "E", .off = CLI_OFF_SIZED(check_cfg, engine, sizeof(int)),
 	  .names = engine_names,
-	  .expect = "only 'llamacpp' is modelled (vLLM sizes its KV cache differently; see docs/methodology.md)",
-	  .help = "runtime whose memory rules apply: llamacpp (the only one so far)" },
+	  .expect = "'llamacpp' or 'vllm' (docs/vllm.md)",
+	  .help = "runtime whose memory rules apply: llamacpp, or vllm (its own options: clefrun check --engine vllm --help)" },
 	{ .type = CLI_T_FLAG, .name = "best-quant", .off = offsetof(check_cfg, best_quant),
 	  .help = "one row per rig: the highest-bpw quant that reaches --require (default ok)" },
 	{ .type = CLI_T_FLAG, .name = "explain", .off = offsetof(check_cfg, explain),
@@ -821,6 +821,14 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 	cr_error err = CR_ERROR_INIT;
 	int nr = 0, nq = 0, nv = 0, n = 0, rc, s;
 
+	/* --engine vllm: vLLM's own flags and rules (cmd_vllm.c). */
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			break;
+		if (strcmp(argv[i], "--engine=vllm") == 0 ||
+		    (strcmp(argv[i], "--engine") == 0 && i + 1 < argc && strcmp(argv[i + 1], "vllm") == 0))
+			return cmd_check_vllm(g, argc, argv);
+	}
 	memset(&c, 0, sizeof(c));
 	c.g = *g;
 	c.kv_k = c.kv_v = CR_KV_F16;

@@ -251,6 +251,26 @@ static int fail(const char *source, const cli_source_opts *o, const cr_error *er
 	}
 }
 
+int cli_st_open(const char *source, const cli_source_opts *o, cr_st_checkpoint *out)
+{
+	cr_model_source_opts mo;
+	cr_error err = CR_ERROR_INIT;
+	bool remote = strncmp(source, CR_HF_PREFIX, strlen(CR_HF_PREFIX)) == 0;
+	int rc;
+
+	source_opts(o, remote, &mo);
+	rc = cr_st_source_load(source, &mo, out, &err);
+	if (rc) {
+		/* No --header-only hint: a checkpoint's shards are read header-only anyway. */
+		cli_source_opts quiet = *o;
+
+		quiet.allow_truncated = true;
+		return fail(source, &quiet, &err);
+	}
+	progress_clear();
+	return 0;
+}
+
 const char *cli_source_cache_word(const cr_model_source *m)
 {
 	switch (cr_model_source_cache_outcome(m)) {

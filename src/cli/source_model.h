@@ -67,6 +67,14 @@ int cli_resolve_model(const cr_catalog *cat, const char *id_or_source, const cli
 int cli_hf_list(const char *source, const cli_source_opts *o, cr_hf_entry **entries, size_t *n,
 		cr_source_stats *stats);
 
+/* A safetensors checkpoint: a directory with config.json, or hf:OWNER/REPO
+ * (cr_st_source_load with the environment's settings). Prints errors;
+ * returns 0 or an exit code. */
+int cli_st_open(const char *source, const cli_source_opts *o, cr_st_checkpoint *out);
+
+/* The vLLM engine of check (cmd_vllm.c): `clefrun check --engine vllm`. */
+int cmd_check_vllm(const cli_globals *g, int argc, char **argv);
+
 /* The inspect command (cmd_inspect.c). */
 int cmd_inspect(const cli_globals *g, int argc, char **argv);
 

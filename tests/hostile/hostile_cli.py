@@ -70,6 +70,9 @@ BASE = {
     # The global options, before a command: `clefrun --catalog DIR models`.
     "(global)": [],
     "check": ["check", "--model", "clef-flash", "--rig", "rtx4090", "--quant", "Q4_K_M"],
+    # check's vLLM engine has an option table of its own (cmd_vllm.c).
+    "check --engine vllm": ["check", "--engine", "vllm", "--model", "llama-3.1-8b", "--rig", "rtx4090",
+                            "--max-model-len", "8192"],
     "fit": ["fit", "--rig", "rtx4090"],
     "inspect": ["inspect", "{root}/tests/gguf/fixtures/tiny-llama.gguf"],
     "models": ["models"],
@@ -114,6 +117,8 @@ def commands(binary):
                     expanded.append("rig " + m.group(1))
         else:
             expanded.append(c)
+        if c == "check":
+            expanded.append("check --engine vllm")
     return expanded
 
 
@@ -203,6 +208,12 @@ def no_reference_catalog():
     return files
 
 
+def st_file(header, data_len):
+    """A safetensors file's bytes: the 8-byte length, the header, zeros."""
+    h = header.encode("latin-1")
+    return len(h).to_bytes(8, "little") + h + bytes(data_len)
+
+
 def extra_rows():
     out = []
     for what, value in (("empty", ""), ("dash", "-"), ("missing-file", "{tmp}/none.gguf"),
@@ -210,6 +221,29 @@ def extra_rows():
                         ("hf-empty", "hf:"), ("hf-long", "hf:" + LONG), ("url-bad", "http://")):
         out.append(("inspect SOURCE " + what, ["inspect", value]))
         out.append(("check --model SOURCE " + what, ["check", "--model", value, "--rig", "rtx4090"]))
+    # Hostile safetensors checkpoints: a directory with a config.json and
+    # shards written into the run's directory (a runtime error, exit 1).
+    good_cfg = json.dumps({"model_type": "llama", "hidden_size": 32, "num_attention_heads": 4,
+                           "num_hidden_layers": 2, "vocab_size": 128})
+    for what, files in (
+            ("config-torn", {"ck/config.json": '{"model_type": "llama", "hidd'}),
+            ("config-unknown-arch", {"ck/config.json": '{"model_type": "rwkv7"}'}),
+            ("config-deep", {"ck/config.json": "[" * 10000 + "]" * 10000}),
+            ("no-shards", {"ck/config.json": good_cfg}),
+            ("index-escape", {"ck/config.json": good_cfg,
+                              "ck/model.safetensors.index.json": '{"weight_map": {"a": "../../etc/x.safetensors"}}'}),
+            ("shard-huge-length", {"ck/config.json": good_cfg,
+                                   "ck/model.safetensors": "\xff" * 8 + "{}"}),
+            ("shard-escape-name", {"ck/config.json": good_cfg, "ck/model.safetensors": st_file(
+                '{"\\u001b[31mred\\u0007":{"dtype":"BF17","shape":[1],"data_offsets":[0,1]}}', 1)}),
+            ("shard-overlap", {"ck/config.json": good_cfg, "ck/model.safetensors": st_file(
+                '{"a":{"dtype":"U8","shape":[4],"data_offsets":[0,4]},'
+                '"b":{"dtype":"U8","shape":[2],"data_offsets":[2,4]}}', 4)}),
+            ("shard-cut", {"ck/config.json": good_cfg, "ck/model.safetensors": st_file(
+                '{"a":{"dtype":"F16","shape":[1024],"data_offsets":[0,2048]}}', 16)}),
+    ):
+        out.append(("check --engine vllm --model " + what,
+                    ["check", "--engine", "vllm", "--model", "{tmp}/ck", "--rig", "rtx4090"], {"files": files}))
     corpus = os.path.join(ROOT, "tests", "fuzz", "gguf", "corpus")
     for f in sorted(os.listdir(corpus)):
         if f.startswith("seed-"):

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Safetensors checkpoints over HTTP: hf:OWNER/REPO against the loopback server
+(tests/support/http_server.py), which serves a checkpoint this test writes
+(tests/st/make-fixture: config.json, the index, two shards of 16 MiB each, as
+sparse files). `clefrun check --engine vllm` must read config.json, the index
+and only each shard's header: a bounded number of requests, every shard request
+a Range from byte 0, far fewer body bytes than the shards hold, and the same
+figures as the same checkpoint read from the local directory. The token goes to
+the endpoint only, never to the CDN host it redirects to. Errors name the URL.
+
+  test_st_remote.py CLEFRUN
+"""
+import importlib.machinery
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "support"))
+import clefrun_test as T  # noqa: E402
+
+CLEFRUN = sys.argv[1]
+check = T.check
+loader = importlib.machinery.SourceFileLoader("make_fixture", os.path.join(HERE, "make-fixture"))
+spec = importlib.util.spec_from_loader("make_fixture", loader)
+fixture = importlib.util.module_from_spec(spec)
+loader.exec_module(fixture)
+
+ARGS = ["check", "--engine", "vllm", "--rig", "rtx4090", "--rig", "h100-sxm", "--max-model-len", "4096",
+        "--format", "json"]
+
+
+def run(model, tmp, env=None):
+    e = T.clean_env(tmp, **(env or {}))
+    p = subprocess.run([CLEFRUN, *ARGS, "--model", model], capture_output=True, text=True, env=e, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def log_lines(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="clefrun-st-remote.")
+    try:
+        root = os.path.join(tmp, "root")
+        total = fixture.write(root, 262144)
+        shard_bytes = sum(os.path.getsize(os.path.join(root, f)) for f in os.listdir(root)
+                          if f.endswith(".safetensors"))
+        code, local_out, err = run(root, tmp)
+        check("local directory: exit 0", code == 0, err)
+        local = json.loads(local_out) if code == 0 else {}
+        check("local directory: weights are the tensor bytes", local.get("weights_bytes") == total,
+              (local.get("weights_bytes"), total))
+
+        log = os.path.join(tmp, "requests.log")
+        with T.LoopbackServer(root, log) as srv:
+            env = {"HF_ENDPOINT": srv.base, "HF_TOKEN": "secret-token"}
+            code, out, err = run("hf:test/tiny", tmp, env)
+            check("hf: exit 0", code == 0, err)
+            remote = json.loads(out) if code == 0 else {}
+            check("hf: the same figures as the local directory",
+                  remote.get("rows") == local.get("rows") and remote.get("weights_bytes") == total,
+                  json.dumps(remote)[:400])
+            reqs = log_lines(log)
+            shard_reqs = [r for r in reqs if r["path"].startswith("/cdn/") and r["path"].endswith(".safetensors")]
+            body = sum(r["bytes"] for r in reqs)
+            # config.json and the index: a redirect and a GET each; each shard a
+            # redirect and one Range request (its header is below 64 KiB).
+            check("hf: at most 8 requests", len(reqs) <= 8, [(r["path"], r["range"]) for r in reqs])
+            check("hf: one Range request per shard", len(shard_reqs) == 2, [r["path"] for r in shard_reqs])
+            check("hf: shard requests are Ranges from byte 0",
+                  all((r["range"] or "").startswith("bytes=0-") for r in shard_reqs), [r["range"] for r in shard_reqs])
+            check("hf: at most 64 KiB of each shard", all(r["bytes"] <= 65536 for r in shard_reqs),
+                  [r["bytes"] for r in shard_reqs])
+            check("hf: body bytes far below the shards' %d" % shard_bytes, body < 200000, body)
+            check("hf: the token goes to the endpoint",
+                  all(r["auth"] for r in reqs if "/resolve/" in r["path"]), reqs)
+            check("hf: the token never goes to the CDN host",
+                  not any(r["auth"] for r in reqs if r["path"].startswith("/cdn/")), reqs)
+
+            # A missing shard, a repository without config.json: errors with the URL.
+            os.rename(os.path.join(root, "model-00002-of-00002.safetensors"), os.path.join(root, "gone"))
+            code, out, err = run("hf:test/tiny", tmp, {"HF_ENDPOINT": srv.base})
+            check("missing shard: exit 1", code == 1, (code, err))
+            check("missing shard: the message names the URL",
+                  "/test/tiny/resolve/main/model-00002-of-00002.safetensors" in err and "404" in err, err)
+            check("missing shard: nothing on stdout", out == "", out)
+            os.rename(os.path.join(root, "config.json"), os.path.join(root, "config.gone"))
+            code, out, err = run("hf:test/tiny", tmp, {"HF_ENDPOINT": srv.base})
+            check("no config.json: exit 1 naming it", code == 1 and "config.json" in err, (code, err))
+            code, out, err = run("hf:test/tiny/x.gguf", tmp, {"HF_ENDPOINT": srv.base})
+            check("hf: a file name is refused (exit 2)", code == 2 and "whole repository" in err, (code, err))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return T.summary()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
