@@ -27,6 +27,7 @@
 #include "clefrun/catalog.h"
 #include "clefrun/rig.h"
 #include "clefrun/estimate.h"
+#include "clefrun/engine.h"
 #include "clefrun/curve.h"
 #include "clefrun/rank.h"
 #include "clefrun/file.h"
