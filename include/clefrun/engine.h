@@ -25,6 +25,7 @@
 #include <stdbool.h>
 
 #include "clefrun/catalog.h"
+#include "clefrun/decide.h"
 #include "clefrun/error.h"
 #include "clefrun/estimate.h"
 
@@ -149,6 +150,18 @@ int cr_engine_apply(cr_engine e, const cr_model *model, const cr_rig *rig,
 int cr_engine_estimate(cr_engine_profile *p, const cr_model *model, const cr_weights *w,
 		       const cr_rig *rig, const cr_estimate_opts *opts, cr_estimate *out,
 		       cr_estimate_opts *final, cr_error *err);
+
+/**
+ * The best quant of @p model on @p rig as cr_decide_best_quant chooses it
+ * (decide.h), each candidate estimated by cr_engine_estimate under @p p. On
+ * success p->defaults also holds the adjustments of the chosen candidate, and
+ * @p final (may be NULL) the options of its estimate.
+ * @return as cr_decide_best_quant.
+ */
+int cr_engine_best_quant(cr_engine_profile *p, const cr_model *model,
+			 const cr_quant *const *quants, size_t n_quants, const cr_rig *rig,
+			 const cr_estimate_opts *opts, cr_tier require, cr_best_quant *out,
+			 cr_estimate_opts *final, cr_error *err);
 
 /** Ollama's default context for a total GPU memory (bytes, each GPU's total
  *  less OLLAMA_GPU_OVERHEAD): 262144 from 47 GiB, 32768 from 23 GiB, else 4096. */

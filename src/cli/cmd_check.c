@@ -904,12 +904,6 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 	memset(&prof, 0, sizeof(prof));
 	rreq = req;
 	if (c.engine != CR_ENGINE_LLAMACPP) {
-		if (c.best_quant) {
-			fprintf(stderr, "clefrun check: --best-quant is not available with --engine %s yet (it searches with clefrun's defaults)\n",
-				cr_engine_name((cr_engine)c.engine));
-			rc = EXIT_USAGE;
-			goto out;
-		}
 		/* Without a rig first (Ollama's context then takes its smallest
 		 * tier): a bad environment value or --ctx is the first error. */
 		if ((s = cr_engine_apply((cr_engine)c.engine, m, NULL, &req, &given, &env, &prof, &err))) {
@@ -1007,8 +1001,14 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 
 				/* No quant reaching the tier is an outcome: the row is
 				 * the best the rig can do, and its tier sets the exit code. */
-				s = cr_decide_best_quant(m, quants, (size_t)nq, rigs[i], &o, c.require,
-							 &best, &err);
+				if (c.engine != CR_ENGINE_LLAMACPP) {
+					rows[n].prof = prof;
+					s = cr_engine_best_quant(&rows[n].prof, m, quants, (size_t)nq, rigs[i], &o,
+								 c.require, &best, &o, &err);
+				} else {
+					s = cr_decide_best_quant(m, quants, (size_t)nq, rigs[i], &o, c.require,
+								 &best, &err);
+				}
 				if (!s) {
 					rows[n].est = best.estimate;
 					rows[n].missed = best.outcome != CR_BEST_REACHES;

@@ -15,6 +15,7 @@
 
 #include "catalog_fixture.h"
 #include "clefrun/catalog.h"
+#include "clefrun/decide.h"
 #include "clefrun/engine.h"
 #include "clefrun/estimate.h"
 #include "clefrun/rig.h"
@@ -517,8 +518,17 @@ static void test_llama_server_fit(void **state)
 	assert_true(fin.n_ctx >= 4096 && fin.n_ctx < m->context_max);
 	assert_int_equal(fin.n_ctx % 256, 0);
 	assert_int_equal(e.context, fin.n_ctx);
-	/* The largest that fits: 256 more does not. */
-	assert_true(fin.n_ctx + 256 > plain.max_context);
+	/* The largest that keeps --fit's margin free: 256 more does not. */
+	assert_true(e.free_bytes >= fin.headroom_bytes);
+	assert_int_equal(e.offload_fraction, 0);
+	{
+		cr_estimate_opts more = fin;
+		cr_estimate e2;
+
+		more.n_ctx += 256;
+		assert_int_equal(cr_estimate_run_weights(m, &w, &r12, &more, &e2, &err), 0);
+		assert_true(!e2.fits || e2.free_bytes < more.headroom_bytes);
+	}
 	assert_int_equal(last(&p, "context")->origin, CR_ORIGIN_FIT);
 
 	/* Given: kept, and so no fit. */
@@ -573,6 +583,40 @@ static void test_ollama_batch(void **state)
 	assert_int_equal(fin.n_ubatch, 512);
 }
 
+/* The best quant under a profile: chosen on the front-end's estimate. With
+ * llama-server's unset context (the model's 163840), Q4_K_M only fits after
+ * --fit lowers it; cr_decide_best_quant at the same options (no --fit)
+ * finds no fit for it and so picks a smaller quant. */
+static void test_engine_best_quant(void **state)
+{
+	const cr_model *m = ts_model("deepseek-coder-v2-lite");
+	const cr_quant *q[2] = { ts_quant("IQ2_M"), ts_quant("Q4_K_M") };
+	cr_estimate_request req = CR_ESTIMATE_REQUEST_INIT;
+	cr_engine_given g = CR_ENGINE_GIVEN_INIT;
+	cr_rig r12 = rig_of("custom:mem_gb=12,bw_gbs=360");
+	cr_engine_profile p;
+	cr_estimate_setup set;
+	cr_best_quant best, plain, same;
+	cr_estimate_opts fin;
+	cr_error err = CR_ERROR_INIT;
+
+	(void)state;
+	p = apply(CR_ENGINE_LLAMA_SERVER, m, &r12, &req, &g, NULL);
+	assert_int_equal(cr_estimate_resolve_opts(m, &r12, &p.req, &set, &err), 0);
+	assert_int_equal(cr_engine_best_quant(&p, m, q, 2, &r12, &set.opts, CR_TIER_OK, &best, &fin, &err), 0);
+	assert_int_equal(best.outcome, CR_BEST_REACHES);
+	assert_int_equal(best.index, 1);
+	assert_true(fin.n_ctx < m->context_max);
+	assert_int_equal(best.estimate.context, fin.n_ctx);
+	assert_int_equal(last(&p, "context")->origin, CR_ORIGIN_FIT);
+	assert_int_equal(cr_decide_best_quant(m, q, 2, &r12, &set.opts, CR_TIER_OK, &plain, &err), 0);
+	assert_int_equal(plain.index, 0);
+	/* No estimate function: cr_decide_best_quant itself. */
+	assert_int_equal(cr_decide_best_quant_by(m, q, 2, &r12, &set.opts, CR_TIER_OK, NULL, NULL, &same, &err), 0);
+	assert_int_equal(same.index, plain.index);
+	assert_int_equal(same.outcome, plain.outcome);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -588,6 +632,7 @@ int main(void)
 		cmocka_unit_test(test_lmstudio_defaults),
 		cmocka_unit_test(test_llama_server_fit),
 		cmocka_unit_test(test_ollama_batch),
+		cmocka_unit_test(test_engine_best_quant),
 	};
 
 	return cmocka_run_group_tests(tests, ts_catalog_setup, ts_catalog_teardown);

@@ -568,6 +568,13 @@ static uint32_t ollama_batch(uint32_t total_ctx, uint64_t predicted, uint64_t av
 	return b;
 }
 
+/* --fit's test (common/fit.cpp step 1): everything on the accelerators and
+ * the margin (headroom) free on each. */
+static bool fit_ok(const cr_estimate *e, const cr_estimate_opts *o)
+{
+	return e->fits && e->offload_fraction <= 0 && e->free_bytes >= o->headroom_bytes;
+}
+
 int cr_engine_estimate(cr_engine_profile *p, const cr_model *model, const cr_weights *w,
 		       const cr_rig *rig, const cr_estimate_opts *opts, cr_estimate *out,
 		       cr_estimate_opts *final, cr_error *err)
@@ -581,27 +588,42 @@ int cr_engine_estimate(cr_engine_profile *p, const cr_model *model, const cr_wei
 	if ((s = cr_estimate_run_weights(model, w, rig, &o, out, err)))
 		return s;
 	if (p->engine == CR_ENGINE_LLAMA_SERVER && p->fit_ctx && o.n_ctx > p->fit_min_ctx &&
-	    (!out->fits || out->offload_fraction > 0)) {
-		/* --fit step 2: the largest context that fits with every layer on
-		 * the accelerators, rounded down to 256 x streams, not below the
-		 * minimum; step 3 (layers to system RAM) is the estimator's own
-		 * placement at that context. */
+	    !fit_ok(out, &o)) {
+		/* --fit step 2: the largest context, a multiple of 256 x streams,
+		 * at which every layer stays on the accelerators with the margin
+		 * free, not below the minimum; step 3 (layers to system RAM) is the
+		 * estimator's own placement at that context. Memory grows with
+		 * the context, so a bisection finds it. */
 		cr_estimate_opts g = o;
 		cr_estimate probe;
-		uint32_t align = 256u * (g.kv_unified ? 1u : g.n_seq), ctx, mc;
+		uint32_t align = 256u * (g.kv_unified ? 1u : g.n_seq);
+		uint32_t lo = (p->fit_min_ctx + align - 1) / align, hi = o.n_ctx / align, ctx;
 		char why[128];
 
-		ctx = p->fit_min_ctx;
-		mc = out->max_context;
 		if (out->offload_fraction > 0) {
 			g.gpu_layers = (int32_t)model->n_layers;
 			g.cpu_moe = false;
-			mc = cr_estimate_run_weights(model, w, rig, &g, &probe, NULL) == CR_OK
-				     ? probe.max_context : 0;
 		}
-		mc -= mc % align;
-		if (mc > ctx)
-			ctx = mc;
+		/* lo: the first multiple that may fit; hi: the last below the context. */
+		if (hi * align >= o.n_ctx && hi > 0)
+			hi--;
+		ctx = p->fit_min_ctx;
+		while (lo <= hi && hi > 0) {
+			uint32_t mid = lo + (hi - lo) / 2;
+
+			g.n_ctx = mid * align;
+			if (g.depth != CR_DEPTH_CONTEXT && g.depth > g.n_ctx)
+				g.depth = g.n_ctx;
+			if (g.prompt_tokens > g.n_ctx)
+				g.prompt_tokens = g.n_ctx;
+			if (cr_estimate_run_weights(model, w, rig, &g, &probe, NULL) == CR_OK &&
+			    fit_ok(&probe, &g)) {
+				ctx = g.n_ctx;
+				lo = mid + 1;
+			} else {
+				hi = mid - 1;
+			}
+		}
 		if (ctx < o.n_ctx) {
 			o.n_ctx = ctx;
 			if (o.depth != CR_DEPTH_CONTEXT && o.depth > ctx)
@@ -634,4 +656,36 @@ int cr_engine_estimate(cr_engine_profile *p, const cr_model *model, const cr_wei
 	if (final)
 		*final = o;
 	return CR_OK;
+}
+
+/* cr_decide_best_quant_by's estimate: each candidate on a scratch copy of
+ * the profile, so that one candidate's adjustments never reach another. */
+static int best_quant_estimate(void *ctx, const cr_model *model, const cr_quant *quant,
+			       const cr_rig *rig, const cr_estimate_opts *opts, cr_estimate *out,
+			       cr_error *err)
+{
+	cr_engine_profile scratch = *(const cr_engine_profile *)ctx;
+	cr_weights w;
+
+	cr_weights_preset(quant, &w);
+	return cr_engine_estimate(&scratch, model, &w, rig, opts, out, NULL, err);
+}
+
+int cr_engine_best_quant(cr_engine_profile *p, const cr_model *model,
+			 const cr_quant *const *quants, size_t n_quants, const cr_rig *rig,
+			 const cr_estimate_opts *opts, cr_tier require, cr_best_quant *out,
+			 cr_estimate_opts *final, cr_error *err)
+{
+	cr_weights w;
+	int s;
+
+	if (!p || !out)
+		return cr_seterr(err, CR_ERR_INVALID, "engine best quant: missing argument");
+	s = cr_decide_best_quant_by(model, quants, n_quants, rig, opts, require, best_quant_estimate, p,
+				    out, err);
+	if (s)
+		return s;
+	/* The choice once more on the profile itself: its adjustments listed. */
+	cr_weights_preset(quants[out->index], &w);
+	return cr_engine_estimate(p, model, &w, rig, opts, &out->estimate, final, err);
 }
