@@ -274,6 +274,10 @@ static void test_ollama_env(void **state)
 	env.context_length = "0";
 	p = apply(CR_ENGINE_OLLAMA, m, &r24, &req, &g, &env);
 	expect(&p, "context", "32768", CR_ORIGIN_RIG);
+	/* Only spaces and quotes: unset, as Ollama's envconfig.Var leaves it. */
+	env.context_length = "  \"\" ";
+	p = apply(CR_ENGINE_OLLAMA, m, &r24, &req, &g, &env);
+	expect(&p, "context", "32768", CR_ORIGIN_RIG);
 	env.context_length = " \"16384\" ";
 	p = apply(CR_ENGINE_OLLAMA, m, &r24, &req, &g, &env);
 	expect(&p, "context", "16384", CR_ORIGIN_ENV);
@@ -374,8 +378,8 @@ static void test_ollama_explicit_wins(void **state)
 /* Refused values: the message names the variable; no raw control byte. */
 static void test_ollama_env_refused(void **state)
 {
-	static const char *const bad_uint[] = { "abc", "-1", "1.5", "99999999999999999999999", "", "1e3",
-						"0x10", "\x1b[31m5" };
+	static const char *const bad_uint[] = { "abc", "-1", "1.5", "99999999999999999999999", "1e3",
+						"0x10", "\x1b[31m5", "1 2" };
 	const cr_model *m = ts_model("qwen3-8b");
 	cr_estimate_request req = CR_ESTIMATE_REQUEST_INIT;
 	cr_engine_given g = CR_ENGINE_GIVEN_INIT;
@@ -420,7 +424,7 @@ static void test_ollama_env_refused(void **state)
 				 CR_ERR_INVALID);
 	}
 	{
-		static const char *const bad_bool[] = { "yes", "on", "2", "", "tRuE" };
+		static const char *const bad_bool[] = { "yes", "on", "2", "tRuE" };
 
 		for (size_t i = 0; i < sizeof(bad_bool) / sizeof(*bad_bool); i++) {
 			cr_engine_env env = CR_ENGINE_ENV_INIT;

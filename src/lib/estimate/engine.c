@@ -149,6 +149,24 @@ static bool env_trim(const char *s, char *buf, size_t cap)
 	return true;
 }
 
+/* @p s, or NULL when it is unset or only spaces and quotes. */
+static const char *env_set(const char *s)
+{
+	char buf[8];
+
+	if (!s)
+		return NULL;
+	if (strlen(s) < sizeof(buf) && env_trim(s, buf, sizeof(buf)) && !buf[0])
+		return NULL;
+	if (strlen(s) >= sizeof(buf)) {
+		for (const char *c = s; *c; c++)
+			if (!isspace((unsigned char)*c) && *c != '"' && *c != '\'')
+				return s;
+		return NULL;
+	}
+	return s;
+}
+
 /* A value shown in a message: printable ASCII only, at most 40 characters. */
 static void shown(const char *s, char *buf, size_t cap)
 {
@@ -332,6 +350,16 @@ static int profile_ollama(const cr_model *m, const cr_rig *rig, const cr_engine_
 	char why[128];
 	int s;
 
+	/* Ollama's envconfig.Var trims spaces and quotes; what is left empty
+	 * is unset (envconfig/config.go:375-377, "if s := Var(k); s != \"\""). */
+	cr_engine_env e = *env;
+
+	e.context_length = env_set(e.context_length);
+	e.num_parallel = env_set(e.num_parallel);
+	e.flash_attention = env_set(e.flash_attention);
+	e.kv_cache_type = env_set(e.kv_cache_type);
+	e.gpu_overhead = env_set(e.gpu_overhead);
+	env = &e;
 	/* Every variable is read (and checked) whether or not a flag wins. */
 	if (env->gpu_overhead &&
 	    (s = env_uint("OLLAMA_GPU_OVERHEAD", env->gpu_overhead, UINT64_MAX, &overhead, err)))
