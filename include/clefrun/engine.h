@@ -33,16 +33,31 @@
 extern "C" {
 #endif
 
-/** The runtime whose defaults an estimate takes. */
+/**
+ * The engines, as X(ENUMERATOR, "name"): the enum below, the names
+ * cr_engine_name and cr_engine_parse use and the CLI's --engine values all
+ * come from this list, so a new engine is one line here (and its profile in
+ * cr_engine_apply; an engine without one keeps the request as it is).
+ *   LLAMACPP      plain llama.cpp with clefrun's defaults (context 8192, one sequence)
+ *   LLAMA_SERVER  llama-server as started with only -m
+ *   OLLAMA        Ollama's server, which starts llama-server itself
+ *   LMSTUDIO      LM Studio's llama.cpp engine (closed source: partly unsourced)
+ */
+#define CR_ENGINE_LIST(X)                \
+	X(LLAMACPP, "llamacpp")          \
+	X(LLAMA_SERVER, "llama-server")  \
+	X(OLLAMA, "ollama")              \
+	X(LMSTUDIO, "lmstudio")
+
+#define CR_ENGINE_ENUMERATOR_(e, name) CR_ENGINE_##e,
+
+/** The runtime whose defaults an estimate takes (CR_ENGINE_LIST). */
 typedef enum cr_engine {
-	CR_ENGINE_LLAMACPP = 0, /**< plain llama.cpp with clefrun's defaults (context 8192, one sequence) */
-	CR_ENGINE_LLAMA_SERVER, /**< llama-server as started with only -m */
-	CR_ENGINE_OLLAMA,       /**< Ollama's server, which starts llama-server itself */
-	CR_ENGINE_LMSTUDIO,     /**< LM Studio's llama.cpp engine (closed source: partly unsourced) */
+	CR_ENGINE_LIST(CR_ENGINE_ENUMERATOR_)
 	CR_ENGINE_COUNT
 } cr_engine;
 
-/** "llamacpp", "llama-server", "ollama", "lmstudio"; "?" out of range. */
+/** The engine's name in CR_ENGINE_LIST ("llamacpp", "llama-server", ...); "?" out of range. */
 const char *cr_engine_name(cr_engine e);
 
 /** Parse an engine name (exact, as cr_engine_name writes it).

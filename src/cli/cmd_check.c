@@ -106,7 +106,6 @@ static const cli_opt_spec check_opts[] = {
 	{ CLI_O_WORKLOAD(check_cfg, opts.workload) },
 	{ .type = CLI_T_ENUM, .name = "engine", .meta = "E", .off = CLI_OFF_SIZED(check_cfg, engine, sizeof(int)),
 	  .names = cli_engine_names,
-	  .expect = "llamacpp, llama-server, ollama or lmstudio (docs/engines.md)",
 	  .help = "front-end whose defaults apply: llamacpp (clefrun's, default), llama-server, ollama (reads OLLAMA_CONTEXT_LENGTH, OLLAMA_NUM_PARALLEL, OLLAMA_FLASH_ATTENTION, OLLAMA_KV_CACHE_TYPE, OLLAMA_GPU_OVERHEAD) or lmstudio" },
 	{ .type = CLI_T_FLAG, .name = "best-quant", .off = offsetof(check_cfg, best_quant),
 	  .help = "one row per rig: the highest-bpw quant that reaches --require (default ok)" },

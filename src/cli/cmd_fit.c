@@ -67,7 +67,7 @@ static const cli_opt_spec fit_opts[] = {
 	{ CLI_O_FLASH_ATTN(fit_cfg, fa), .seen = CLI_AT(fit_cfg, fa_given),
 	  .help = "on, off or auto (default auto, resolved per model as llama.cpp does)" },
 	{ .type = CLI_T_ENUM, .name = "engine", .meta = "E", .off = CLI_OFF_SIZED(fit_cfg, engine, sizeof(int)),
-	  .names = cli_engine_names, .expect = "llamacpp, llama-server, ollama or lmstudio (docs/engines.md)",
+	  .names = cli_engine_names,
 	  .help = "front-end whose defaults apply per model: llamacpp (clefrun's, default), llama-server, ollama (reads the OLLAMA_* variables) or lmstudio" },
 	{ CLI_O_WORKLOAD(fit_cfg, workload) },
 	{ CLI_O_FORMAT(fit_cfg, fmt) },

@@ -12,13 +12,9 @@
 
 #include "engine_out.h"
 
-const cli_enum_name cli_engine_names[] = {
-	{ "llamacpp", CR_ENGINE_LLAMACPP },
-	{ "llama-server", CR_ENGINE_LLAMA_SERVER },
-	{ "ollama", CR_ENGINE_OLLAMA },
-	{ "lmstudio", CR_ENGINE_LMSTUDIO },
-	{ NULL, 0 }
-};
+/* The --engine values: every engine of CR_ENGINE_LIST. */
+#define CLI_ENGINE_NAME_(e, name) { name, CR_ENGINE_##e },
+const cli_enum_name cli_engine_names[] = { CR_ENGINE_LIST(CLI_ENGINE_NAME_){ NULL, 0 } };
 
 void cli_engine_env(cr_engine e, cr_engine_env *out)
 {

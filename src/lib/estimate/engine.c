@@ -57,8 +57,8 @@
 
 /* ---- names ---------------------------------------------------------------- */
 
-static const char *const engine_names[CR_ENGINE_COUNT] = { "llamacpp", "llama-server", "ollama",
-							  "lmstudio" };
+#define ENGINE_NAME_(e, name) name,
+static const char *const engine_names[CR_ENGINE_COUNT] = { CR_ENGINE_LIST(ENGINE_NAME_) };
 static const char *const origin_names[CR_ORIGIN_COUNT] = { "engine", "user", "env", "rig",
 							  "model", "fit", "unsourced" };
 
