@@ -152,7 +152,11 @@ static void print_heading(const check_cfg *c, const cr_model *m, FILE *f)
 
 	cli_fmt_params(params, sizeof(params), m->params);
 	cli_fmt_params(active, sizeof(active), m->active_params);
-	cli_fmt_ctx(ctx, sizeof(ctx), c->ctx);
+	/* 0: a front-end set the rows' contexts differently (listed below the table). */
+	if (c->ctx)
+		cli_fmt_ctx(ctx, sizeof(ctx), c->ctx);
+	else
+		snprintf(ctx, sizeof(ctx), "per row (below)");
 	layout_text(m, layout, sizeof(layout));
 	char kv[32];
 
@@ -416,7 +420,9 @@ static void print_footnotes(const check_cfg *c, const row *rows, int n, bool unr
 	unsigned depth = rows[0].est.tier == CR_TIER_NOFIT ? rows[0].est.context : rows[0].est.decode_depth;
 	int unknown = 0;
 
-	if (depth)
+	if (!c->ctx && c->engine != CR_ENGINE_LLAMACPP)
+		printf("\nDecode with each row's context in the cache");
+	else if (depth)
 		printf("\nDecode with %u tokens in the cache", depth);
 	else
 		printf("\nDecode with an empty cache");
@@ -1043,6 +1049,9 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 	/* The heading: the first row's context and KV types, which a front-end may have set. */
 	if (c.engine != CR_ENGINE_LLAMACPP && n) {
 		c.ctx = rows[0].opts.n_ctx;
+		for (int i = 1; i < n; i++)
+			if (rows[i].opts.n_ctx != c.ctx)
+				c.ctx = 0;
 		c.kv_k = rows[0].opts.type_k;
 		c.kv_v = rows[0].opts.type_v;
 	}

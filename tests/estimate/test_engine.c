@@ -523,7 +523,7 @@ static void test_llama_server_fit(void **state)
 	assert_int_equal(fin.n_ctx % 256, 0);
 	assert_int_equal(e.context, fin.n_ctx);
 	/* The largest that keeps --fit's margin free: 256 more does not. */
-	assert_true(e.free_bytes >= fin.headroom_bytes);
+	assert_true(e.free_bytes >= fin.headroom_bytes && e.tier != CR_TIER_TIGHT);
 	assert_int_equal(e.offload_fraction, 0);
 	{
 		cr_estimate_opts more = fin;
@@ -531,9 +531,38 @@ static void test_llama_server_fit(void **state)
 
 		more.n_ctx += 256;
 		assert_int_equal(cr_estimate_run_weights(m, &w, &r12, &more, &e2, &err), 0);
-		assert_true(!e2.fits || e2.free_bytes < more.headroom_bytes);
+		assert_true(!e2.fits || e2.tier == CR_TIER_TIGHT);
 	}
 	assert_int_equal(last(&p, "context")->origin, CR_ORIGIN_FIT);
+
+	/* Without accelerators --fit measures the host alone: a model that fits
+	 * in RAM at its full context keeps it (all of it "offloaded" is no
+	 * reason), one that does not is lowered to fit there. */
+	{
+		cr_rig cpu = rig_of("custom:mem_gb=64,bw_gbs=80,backend=cpu");
+		cr_rig small = rig_of("custom:mem_gb=12,bw_gbs=80,backend=cpu");
+
+		p = apply(CR_ENGINE_LLAMA_SERVER, m, &cpu, &req, &g, NULL);
+		assert_int_equal(cr_estimate_resolve_opts(m, &cpu, &p.req, &set, &err), 0);
+		assert_int_equal(cr_engine_estimate(&p, m, &w, &cpu, &set.opts, &e, &fin, &err), 0);
+		assert_int_equal(fin.n_ctx, m->context_max);
+		p = apply(CR_ENGINE_LLAMA_SERVER, m, &small, &req, &g, NULL);
+		assert_int_equal(cr_estimate_resolve_opts(m, &small, &p.req, &set, &err), 0);
+		assert_int_equal(cr_engine_estimate(&p, m, &w, &small, &set.opts, &e, &fin, &err), 0);
+		assert_true(fin.n_ctx >= 4096 && fin.n_ctx < m->context_max);
+		assert_true(e.fits && e.tier != CR_TIER_TIGHT);
+	}
+	/* Two GPUs: the margin on each (the row is not tight). */
+	{
+		const cr_rig *two = cr_catalog_find_rig(ts_cat, "2x3090");
+		const cr_model *big = ts_model("llama-3.1-70b");
+
+		p = apply(CR_ENGINE_LLAMA_SERVER, big, two, &req, &g, NULL);
+		assert_int_equal(cr_estimate_resolve_opts(big, two, &p.req, &set, &err), 0);
+		assert_int_equal(cr_engine_estimate(&p, big, &w, two, &set.opts, &e, &fin, &err), 0);
+		assert_true(fin.n_ctx >= 4096 && fin.n_ctx < big->context_max);
+		assert_true(e.fits && e.tier != CR_TIER_TIGHT && e.offload_fraction <= 0);
+	}
 
 	/* Given: kept, and so no fit. */
 	g.n_ctx = true;

@@ -360,7 +360,8 @@ static int profile_ollama(const cr_model *m, const cr_rig *rig, const cr_engine_
 	e.kv_cache_type = env_set(e.kv_cache_type);
 	e.gpu_overhead = env_set(e.gpu_overhead);
 	env = &e;
-	/* Every variable is read (and checked) whether or not a flag wins. */
+	/* A variable is read (and checked) only where no explicit option
+	 * overrides it; OLLAMA_GPU_OVERHEAD always (it only sets the tiers). */
 	if (env->gpu_overhead &&
 	    (s = env_uint("OLLAMA_GPU_OVERHEAD", env->gpu_overhead, UINT64_MAX, &overhead, err)))
 		return s;
@@ -596,11 +597,23 @@ static uint32_t ollama_batch(uint32_t total_ctx, uint64_t predicted, uint64_t av
 	return b;
 }
 
-/* --fit's test (common/fit.cpp step 1): everything on the accelerators and
- * the margin (headroom) free on each. */
-static bool fit_ok(const cr_estimate *e, const cr_estimate_opts *o)
+/* Has @p rig an accelerator (a device that is not a CPU on system RAM)? */
+static bool has_accelerator(const cr_rig *rig)
 {
-	return e->fits && e->offload_fraction <= 0 && e->free_bytes >= o->headroom_bytes;
+	for (unsigned i = 0; rig && i < rig->n_devices && i < CR_MAX_DEVICE_GROUPS; i++)
+		if (rig->devices[i].backend != CR_BACKEND_CPU && rig->devices[i].kind != CR_MEM_SYSTEM)
+			return true;
+	return false;
+}
+
+/* --fit's test (common/fit.cpp step 1): the margin (headroom) free, and with
+ * accelerators every layer on them; without any, the host alone ("nd == 0"). */
+static bool fit_ok(const cr_estimate *e, bool accel)
+{
+	/* The estimator's "tight" is exactly that margin missed on some device
+	 * (headroom_bytes per accelerator). */
+	return e->fits && e->tier != CR_TIER_TIGHT && e->tier != CR_TIER_NOFIT &&
+	       (!accel || e->offload_fraction <= 0);
 }
 
 int cr_engine_estimate(cr_engine_profile *p, const cr_model *model, const cr_weights *w,
@@ -616,7 +629,7 @@ int cr_engine_estimate(cr_engine_profile *p, const cr_model *model, const cr_wei
 	if ((s = cr_estimate_run_weights(model, w, rig, &o, out, err)))
 		return s;
 	if (p->engine == CR_ENGINE_LLAMA_SERVER && p->fit_ctx && o.n_ctx > p->fit_min_ctx &&
-	    !fit_ok(out, &o)) {
+	    !fit_ok(out, has_accelerator(rig))) {
 		/* --fit step 2: the largest context, a multiple of 256 x streams,
 		 * at which every layer stays on the accelerators with the margin
 		 * free, not below the minimum; step 3 (layers to system RAM) is the
@@ -627,8 +640,9 @@ int cr_engine_estimate(cr_engine_profile *p, const cr_model *model, const cr_wei
 		uint32_t align = 256u * (g.kv_unified ? 1u : g.n_seq);
 		uint32_t lo = (p->fit_min_ctx + align - 1) / align, hi = o.n_ctx / align, ctx;
 		char why[128];
+		bool accel = has_accelerator(rig);
 
-		if (out->offload_fraction > 0) {
+		if (accel && out->offload_fraction > 0) {
 			g.gpu_layers = (int32_t)model->n_layers;
 			g.cpu_moe = false;
 		}
@@ -645,7 +659,7 @@ int cr_engine_estimate(cr_engine_profile *p, const cr_model *model, const cr_wei
 			if (g.prompt_tokens > g.n_ctx)
 				g.prompt_tokens = g.n_ctx;
 			if (cr_estimate_run_weights(model, w, rig, &g, &probe, NULL) == CR_OK &&
-			    fit_ok(&probe, &g)) {
+			    fit_ok(&probe, accel)) {
 				ctx = g.n_ctx;
 				lo = mid + 1;
 			} else {
