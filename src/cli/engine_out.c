@@ -80,8 +80,13 @@ void cli_engine_explain(const cr_engine_profile *p, FILE *f)
 	for (size_t i = 0; i < p->n_defaults; i++) {
 		const cr_engine_default *d = &p->defaults[i];
 
-		fprintf(f, "  %-14s %-12s %-9s %s\n  %-14s %-12s %-9s [%s]\n", d->name, d->value,
-			cr_origin_name(d->origin), d->why, "", "", "", d->source);
+		/* No trailing blanks when there is no reason to give. */
+		if (d->why[0])
+			fprintf(f, "  %-14s %-12s %-9s %s\n", d->name, d->value, cr_origin_name(d->origin),
+				d->why);
+		else
+			fprintf(f, "  %-14s %-12s %s\n", d->name, d->value, cr_origin_name(d->origin));
+		fprintf(f, "  %-14s %-12s %-9s [%s]\n", "", "", "", d->source);
 	}
 }
 
