@@ -33,6 +33,7 @@
 #include "clefrun/catalog.h"
 #include "clefrun/rig.h"
 #include "clefrun/estimate.h"
+#include "clefrun/engine.h"
 #include "clefrun/curve.h"
 #include "clefrun/vllm.h"
 #include "clefrun/rank.h"

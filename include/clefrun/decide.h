@@ -94,6 +94,21 @@ int cr_decide_best_quant(const cr_model *model, const cr_quant *const *quants,
 			 const cr_estimate_opts *opts, cr_tier require,
 			 cr_best_quant *out, cr_error *err);
 
+/** An estimate of one candidate for cr_decide_best_quant_by: as
+ *  cr_estimate_run(model, quant, rig, opts, out, err), or a caller's variant
+ *  of it (a front-end profile's, engine.h); @p ctx is the caller's. */
+typedef int (*cr_decide_estimate_fn)(void *ctx, const cr_model *model, const cr_quant *quant,
+				     const cr_rig *rig, const cr_estimate_opts *opts,
+				     cr_estimate *out, cr_error *err);
+
+/** cr_decide_best_quant with each candidate estimated by @p fn (NULL:
+ *  cr_estimate_run); the choice rule is the same. */
+int cr_decide_best_quant_by(const cr_model *model, const cr_quant *const *quants,
+			    size_t n_quants, const cr_rig *rig,
+			    const cr_estimate_opts *opts, cr_tier require,
+			    cr_decide_estimate_fn fn, void *ctx,
+			    cr_best_quant *out, cr_error *err);
+
 /**
  * Whether @p quant is in clefrun's default candidate set for @p model (file
  * comment): not a legacy type (base type Q4_0, Q4_1, Q5_0, Q5_1), and MXFP4

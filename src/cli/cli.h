@@ -196,6 +196,18 @@ extern const cli_enum_name cli_split_names[];
 	{ .type = CLI_T_FLAG, .name = "kv-unified", .off = CLI_O_MEMORY_AT(T, o, kv_unified),                 \
 	  .help = "one KV cache shared by the --parallel sequences (llama.cpp --kv-unified)" }
 /* (n_ubatch and n_seq are uint32_t, swa_full and kv_unified bool: the sizes CLI_T_UINT and CLI_T_FLAG store) */
+/* The same four entries, each marking a bool of T when given (--engine keeps what the user set). */
+#define CLI_O_MEMORY_SEEN(T, o, ub_seen, np_seen, kvu_seen)                                                 \
+	{ .type = CLI_T_UINT, .name = "ubatch", .meta = "N", .off = CLI_O_MEMORY_AT(T, o, n_ubatch), .lo = 1, \
+	  .hi = 65536, .seen = CLI_AT(T, ub_seen), .help = "physical batch size, llama.cpp -ub (default 512)" }, \
+	{ .type = CLI_T_UINT, .name = "parallel", .meta = "N", .off = CLI_O_MEMORY_AT(T, o, n_seq), .lo = 1,  \
+	  .hi = 4096, .seen = CLI_AT(T, np_seen),                                                             \
+	  .help = "parallel sequences sharing the context, llama.cpp -np (default 1)" },                      \
+	{ .type = CLI_T_FLAG, .name = "swa-full", .off = CLI_O_MEMORY_AT(T, o, swa_full),                     \
+	  .help = "sliding-window layers keep the whole context (llama.cpp --swa-full)" },                    \
+	{ .type = CLI_T_FLAG, .name = "kv-unified", .off = CLI_O_MEMORY_AT(T, o, kv_unified),                 \
+	  .seen = CLI_AT(T, kvu_seen),                                                                        \
+	  .help = "one KV cache shared by the --parallel sequences (llama.cpp --kv-unified)" }
 /* Model and rig choice: */
 #define CLI_O_MODEL(T, f) \
 	.type = CLI_T_STRING, .name = "model", .meta = "SOURCE", .off = CLI_OFF_SIZED(T, f, sizeof(char *)), \

@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "engine_out.h"
 #include "estimate_out.h"
 #include "source_model.h"
 
@@ -42,6 +43,8 @@ typedef struct row {
 	cr_term terms[MAX_TERMS];  /* --explain */
 	size_t n_terms;
 	int order;                 /* position before grouping: a stable sort */
+	cr_estimate_opts opts;     /* the options of est (after a front-end's own adjustments) */
+	cr_engine_profile prof;    /* --engine other than llamacpp: the defaults applied */
 } row;
 
 typedef struct check_cfg {
@@ -63,7 +66,9 @@ typedef struct check_cfg {
 	bool no_cache, offline;
 	cli_format fmt;
 	cr_tier require;
-	int engine;                /* --engine: 0, llama.cpp (the only runtime modelled) */
+	int engine;                /* --engine: a cr_engine */
+	bool n_seq_given, ubatch_given, unified_given, fa_given, kv_given, kv_k_given, kv_v_given;
+	bool gpu_layers_given;
 	cli_globals g;
 	cr_kv_profile kv;          /* at the first rig's options: the heading's KV facts */
 	bool grouped;              /* a --rig selector: rows grouped by cr_decide_group */
@@ -71,8 +76,6 @@ typedef struct check_cfg {
 	char ctx_from[160];        /* where a default context came from ("" : clefrun's default) */
 	char ollama_opts[400];     /* --explain: the other options of an Ollama params layer, or "" */
 } check_cfg;
-
-static const cli_enum_name engine_names[] = { { "llamacpp", 0 }, { NULL, 0 } };
 
 static const cli_opt_spec check_opts[] = {
 	{ CLI_O_MODEL(check_cfg, model_id),
@@ -90,13 +93,15 @@ static const cli_opt_spec check_opts[] = {
 	  .help = "rig id, custom:mem_gb=..,bw_gbs=.., or every catalog rig that matches all, gpus, unified, cpu, mem>=GiB, mem<=GiB or vendor=V (grouped: runs well, fits but slow, tight); repeatable (default: the 22 reference rigs)" },
 	{ CLI_O_CTX(check_cfg, ctx), .seen = CLI_AT(check_cfg, ctx_given),
 	  .help = "context in tokens or Nk (k = 1024: 32k is 32768; default: 8192, or the model's maximum if smaller, or an ollama: model's num_ctx; a larger value is an error)" },
-	{ CLI_O_KV_TYPE(check_cfg, kv_k, kv_v), .help = "KV cache type for K and V: f16, q8_0, q4_0 (default f16)" },
-	{ CLI_O_KV_TYPE_K(check_cfg, kv_k) },
-	{ CLI_O_KV_TYPE_V(check_cfg, kv_v) },
-	{ CLI_O_FLASH_ATTN(check_cfg, fa), .help = "on, off or auto (default auto, resolved as llama.cpp does)" },
-	CLI_O_MEMORY(check_cfg, opts),
+	{ CLI_O_KV_TYPE(check_cfg, kv_k, kv_v), .seen = CLI_AT(check_cfg, kv_given),
+	  .help = "KV cache type for K and V: f16, q8_0, q4_0 (default f16)" },
+	{ CLI_O_KV_TYPE_K(check_cfg, kv_k), .seen = CLI_AT(check_cfg, kv_k_given) },
+	{ CLI_O_KV_TYPE_V(check_cfg, kv_v), .seen = CLI_AT(check_cfg, kv_v_given) },
+	{ CLI_O_FLASH_ATTN(check_cfg, fa), .seen = CLI_AT(check_cfg, fa_given),
+	  .help = "on, off or auto (default auto, resolved as llama.cpp does)" },
+	CLI_O_MEMORY_SEEN(check_cfg, opts, ubatch_given, n_seq_given, unified_given),
 	{ CLI_O_SPLIT(check_cfg, opts.split) },
-	{ CLI_O_GPU_LAYERS(check_cfg, opts.gpu_layers) },
+	{ CLI_O_GPU_LAYERS(check_cfg, opts.gpu_layers), .seen = CLI_AT(check_cfg, gpu_layers_given) },
 	{ CLI_O_CPU_MOE(check_cfg, opts.cpu_moe) },
 	{ CLI_O_DEPTH(check_cfg, opts.depth),
 	  .help = "tokens in the cache before decoding and before the prompt, 0 (empty) to --ctx, N or Nk (default: the context for decode, empty for the prompt)" },
@@ -104,9 +109,9 @@ static const cli_opt_spec check_opts[] = {
 	  .help = "prompt length for time-to-decision, N or Nk, at most --ctx (default min(ctx, 2048))" },
 	{ CLI_O_WORKLOAD(check_cfg, opts.workload) },
 	{ .type = CLI_T_ENUM, .name = "engine", .meta = "E", .off = CLI_OFF_SIZED(check_cfg, engine, sizeof(int)),
-	  .names = engine_names,
-	  .expect = "'llamacpp' or 'vllm' (docs/vllm.md)",
-	  .help = "runtime whose memory rules apply: llamacpp, or vllm (its own options: clefrun check --engine vllm --help)" },
+	  .names = cli_engine_names,
+	  .expect = "'llamacpp', 'llama-server', 'ollama', 'lmstudio' or 'vllm' (docs/engines.md, docs/vllm.md)",
+	  .help = "front-end whose defaults apply: llamacpp (clefrun's, default), llama-server, ollama (reads OLLAMA_CONTEXT_LENGTH, OLLAMA_NUM_PARALLEL, OLLAMA_FLASH_ATTENTION, OLLAMA_KV_CACHE_TYPE, OLLAMA_GPU_OVERHEAD) or lmstudio; or vllm, with its own options (clefrun check --engine vllm --help)" },
 	{ .type = CLI_T_FLAG, .name = "best-quant", .off = offsetof(check_cfg, best_quant),
 	  .help = "one row per rig: the highest-bpw quant that reaches --require (default ok)" },
 	{ .type = CLI_T_FLAG, .name = "explain", .off = offsetof(check_cfg, explain),
@@ -152,7 +157,11 @@ static void print_heading(const check_cfg *c, const cr_model *m, FILE *f)
 
 	cli_fmt_params(params, sizeof(params), m->params);
 	cli_fmt_params(active, sizeof(active), m->active_params);
-	cli_fmt_ctx(ctx, sizeof(ctx), c->ctx);
+	/* 0: a front-end set the rows' contexts differently (listed below the table). */
+	if (c->ctx)
+		cli_fmt_ctx(ctx, sizeof(ctx), c->ctx);
+	else
+		snprintf(ctx, sizeof(ctx), "per row (below)");
 	layout_text(m, layout, sizeof(layout));
 	char kv[32];
 
@@ -263,6 +272,29 @@ static void add_csv_row(cli_table *t, const cr_model *m, const row *r, bool grou
 
 static cJSON *explain_json(const row *r);
 
+/* The command reproducing row @p r under the front-end. */
+static void engine_command(const check_cfg *c, const row *r, char *buf, size_t cap)
+{
+	cr_model_source_kind kind = cr_model_source_classify(c->model_id);
+
+	cli_engine_command(&r->prof, &r->opts, r->est.flash_attn, c->gpu_layers_given,
+			   kind == CR_MODEL_SOURCE_CATALOG ? NULL : cli_shown(c->model_id), buf, cap);
+}
+
+/* Text: per row, the front-end's settings and the command that reproduces them. */
+static void print_engine(const check_cfg *c, const row *rows, int n)
+{
+	char sum[1024], cmd[512];
+
+	printf("\n%s defaults (origin in brackets; --explain gives each source, docs/engines.md the tables):\n",
+	       cr_engine_name((cr_engine)c->engine));
+	for (int i = 0; i < n; i++) {
+		cli_engine_summary(&rows[i].prof, sum, sizeof(sum));
+		engine_command(c, &rows[i], cmd, sizeof(cmd));
+		printf("%s %s: %s\n  run: %s\n", cli_safe(rows[i].rig->id), cli_safe(rows[i].label), sum, cmd);
+	}
+}
+
 static int print_json(const check_cfg *c, const cr_model *m, const row *rows, int n)
 {
 	cJSON *root = cJSON_CreateObject(), *res, *mo;
@@ -284,7 +316,7 @@ static int print_json(const check_cfg *c, const cr_model *m, const row *rows, in
 	cJSON_AddStringToObject(root, "kv_type_v", cr_kv_type_name(c->kv_v));
 	cJSON_AddStringToObject(root, "workload", c->opts.workload == CR_WORKLOAD_DECIDE ? "decide" : "chat");
 	cJSON_AddStringToObject(root, "split", c->opts.split == CR_SPLIT_TENSOR ? "tensor" : "layer");
-	cJSON_AddStringToObject(root, "engine", "llamacpp");
+	cJSON_AddStringToObject(root, "engine", cr_engine_name((cr_engine)c->engine));
 	cJSON_AddStringToObject(root, "require", cr_tier_name(c->require));
 	res = cJSON_AddArrayToObject(root, "results");
 	for (int i = 0; i < n; i++) {
@@ -298,6 +330,13 @@ static int print_json(const check_cfg *c, const cr_model *m, const row *rows, in
 		cJSON_AddBoolToObject(o, "rig_unreleased", rows[i].rig->unreleased);
 		cli_json_estimate(o, rows[i].rig, e, rows[i].fa_why, c->explain ? explain_json(&rows[i]) : NULL);
 		cJSON_AddBoolToObject(o, "reaches_require", e->tier <= c->require);
+		if (c->engine != CR_ENGINE_LLAMACPP) {
+			char cmd[512];
+
+			cJSON_AddItemToObject(o, "defaults", cli_engine_json(&rows[i].prof));
+			engine_command(c, &rows[i], cmd, sizeof(cmd));
+			cJSON_AddStringToObject(o, "command", cmd);
+		}
 		if (c->grouped)
 			cJSON_AddStringToObject(o, "group", cr_fit_group_name(cr_decide_group(e->tier)));
 		cJSON_AddItemToArray(res, o);
@@ -345,6 +384,10 @@ static void explain_text(const row *r, FILE *f)
 			t->source);
 	}
 	fprintf(f, "  %-16s %14s  %s\n", "basis", "", r->est.basis);
+	if (r->prof.engine != CR_ENGINE_LLAMACPP) {
+		fprintf(f, "  %s defaults:\n", cr_engine_name(r->prof.engine));
+		cli_engine_explain(&r->prof, f);
+	}
 }
 
 static cJSON *explain_json(const row *r)
@@ -387,7 +430,9 @@ static void print_footnotes(const check_cfg *c, const row *rows, int n, bool unr
 	unsigned depth = rows[0].est.tier == CR_TIER_NOFIT ? rows[0].est.context : rows[0].est.decode_depth;
 	int unknown = 0;
 
-	if (depth)
+	if (!c->ctx && c->engine != CR_ENGINE_LLAMACPP)
+		printf("\nDecode with each row's context in the cache");
+	else if (depth)
 		printf("\nDecode with %u tokens in the cache", depth);
 	else
 		printf("\nDecode with an empty cache");
@@ -544,6 +589,8 @@ static int render(const check_cfg *c, const cr_model *m, const row *rows, int n)
 	}
 	if (c->fmt != FMT_CSV && !cli_quiet())
 		print_footnotes(c, rows, n, unreleased, unvalidated);
+	if (c->fmt != FMT_CSV && c->engine != CR_ENGINE_LLAMACPP)
+		print_engine(c, rows, n);
 	/* In Markdown the aligned terms stay aligned in a code block. */
 	if (c->explain && c->fmt == FMT_MARKDOWN)
 		printf("\n```");
@@ -815,7 +862,10 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 	cli_model *cm = NULL;
 	variant *vars = NULL;
 	row *rows = NULL;
-	cr_estimate_request req = CR_ESTIMATE_REQUEST_INIT;
+	cr_estimate_request req = CR_ESTIMATE_REQUEST_INIT, rreq;
+	cr_engine_given given = CR_ENGINE_GIVEN_INIT;
+	cr_engine_env env;
+	cr_engine_profile prof;
 	cr_estimate_setup set;
 	cr_estimate_opts first = CR_ESTIMATE_OPTS_INIT;
 	cr_error err = CR_ERROR_INIT;
@@ -902,10 +952,32 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 			 req.n_ctx, want, req.n_ctx != want ? ", cut to the model's maximum" : "");
 	}
 	req.flash_attn = c.fa;
+	/* A Modelfile's num_ctx beats a front-end's default context as it does
+	 * in Ollama (its tiers and OLLAMA_CONTEXT_LENGTH apply only without one). */
+	given.n_ctx = c.ctx_given || c.ctx_from[0] != '\0';
+	given.n_seq = c.n_seq_given;
+	given.kv_unified = c.unified_given;
+	given.flash_attn = c.fa_given;
+	given.type_k = c.kv_given || c.kv_k_given;
+	given.type_v = c.kv_given || c.kv_v_given;
+	given.n_ubatch = c.ubatch_given;
+	given.gpu_layers = c.gpu_layers_given;
+	cli_engine_env((cr_engine)c.engine, &env);
+	memset(&prof, 0, sizeof(prof));
+	rreq = req;
+	if (c.engine != CR_ENGINE_LLAMACPP) {
+		/* Without a rig first (Ollama's context then takes its smallest
+		 * tier): a bad environment value or --ctx is the first error. */
+		if ((s = cr_engine_apply((cr_engine)c.engine, m, NULL, &req, &given, &env, &prof, &err))) {
+			rc = cli_engine_error("clefrun check", s, &err);
+			goto out;
+		}
+		rreq = prof.req;
+	}
 	/* The library defaults and checks the request (before the rigs are
 	 * resolved, so that a bad --ctx is the first error); an impossible
 	 * request is an error, not a silent clamp. */
-	if ((s = cr_estimate_resolve_opts(m, NULL, &req, &set, &err))) {
+	if ((s = cr_estimate_resolve_opts(m, NULL, &rreq, &set, &err))) {
 		cli_request_error(&set, m, s, &err);
 		rc = cli_exit_for_status(s);
 		goto out;
@@ -962,8 +1034,18 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 	}
 	rc = EXIT_OK_;
 	for (int i = 0; i < nr; i++) {
+		/* A front-end's defaults depend on the rig (Ollama's context). */
+		rreq = req;
+		if (c.engine != CR_ENGINE_LLAMACPP) {
+			if ((s = cr_engine_apply((cr_engine)c.engine, m, rigs[i], &req, &given, &env, &prof,
+						 &err))) {
+				rc = cli_engine_error("clefrun check", s, &err);
+				goto out;
+			}
+			rreq = prof.req;
+		}
 		/* Flash attention "auto" resolves per rig. */
-		if ((s = cr_estimate_resolve_opts(m, rigs[i], &req, &set, &err))) {
+		if ((s = cr_estimate_resolve_opts(m, rigs[i], &rreq, &set, &err))) {
 			cli_estimate_error(&err);
 			rc = cli_exit_for_status(s);
 			goto out;
@@ -981,8 +1063,14 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 
 				/* No quant reaching the tier is an outcome: the row is
 				 * the best the rig can do, and its tier sets the exit code. */
-				s = cr_decide_best_quant(m, quants, (size_t)nq, rigs[i], &o, c.require,
-							 &best, &err);
+				if (c.engine != CR_ENGINE_LLAMACPP) {
+					rows[n].prof = prof;
+					s = cr_engine_best_quant(&rows[n].prof, m, quants, (size_t)nq, rigs[i], &o,
+								 c.require, &best, &o, &err);
+				} else {
+					s = cr_decide_best_quant(m, quants, (size_t)nq, rigs[i], &o, c.require,
+								 &best, &err);
+				}
 				if (!s) {
 					rows[n].est = best.estimate;
 					rows[n].missed = best.outcome != CR_BEST_REACHES;
@@ -990,10 +1078,17 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 					snprintf(rows[n].label, sizeof(rows[n].label), "%s",
 						 quants[best.index]->id);
 				}
+			} else if (c.engine != CR_ENGINE_LLAMACPP) {
+				rows[n].prof = prof;
+				s = cr_engine_estimate(&rows[n].prof, m, &vars[k].weights, rigs[i], &o,
+						       &rows[n].est, &o, &err);
 			} else {
 				s = cr_estimate_run_weights(m, &vars[k].weights, rigs[i], &o, &rows[n].est,
 							    &err);
 			}
+			rows[n].opts = o;
+			if (i == 0 && k == 0)
+				first = o;
 			if (s) {
 				cli_estimate_error(&err);
 				rc = cli_exit_for_status(s);
@@ -1007,6 +1102,15 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 									      MAX_TERMS);
 			n++;
 		}
+	}
+	/* The heading: the first row's context and KV types, which a front-end may have set. */
+	if (c.engine != CR_ENGINE_LLAMACPP && n) {
+		c.ctx = rows[0].opts.n_ctx;
+		for (int i = 1; i < n; i++)
+			if (rows[i].opts.n_ctx != c.ctx)
+				c.ctx = 0;
+		c.kv_k = rows[0].opts.type_k;
+		c.kv_v = rows[0].opts.type_v;
 	}
 	/* After the estimates, whose errors (an implausible architecture) come first. */
 	if ((s = cr_estimate_kv_profile(m, &first, &c.kv, &err))) {

@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "engine_out.h"
 #include "estimate_out.h"
 #include "local_models.h"
 
@@ -45,27 +46,33 @@ typedef struct fit_cfg {
 	cli_globals g;
 	bool local;
 	cli_local_cfg lc;
+	int engine;                /* --engine: a cr_engine */
+	bool ctx_given, kv_given, fa_given;
 } fit_cfg;
 
 static const cli_opt_spec fit_opts[] = {
 	{ .type = CLI_T_STRING, .name = "rig", .meta = "R", .off = offsetof(fit_cfg, rig_id), .flags = CLI_F_ONCE,
 	  .required = "--rig is required (a rig id, a saved rig, 'local', or custom:...)",
 	  .help = "rig id, saved rig, 'local' or custom:mem_gb=..,bw_gbs=.. (required)" },
-	{ CLI_O_CTX(fit_cfg, ctx),
+	{ CLI_O_CTX(fit_cfg, ctx), .seen = CLI_AT(fit_cfg, ctx_given),
 	  .help = "context in tokens or Nk (k = 1024; default: 8192, or the model's maximum if smaller); models with a smaller maximum are left out" },
 	{ CLI_O_REQUIRE(fit_cfg, require), .help = "tier to reach: fast, ok, slow or tight (default ok)" },
 	{ .type = CLI_T_STRING, .name = "family", .meta = "F", .off = offsetof(fit_cfg, family),
 	  .help = "only models of this family (llama, qwen, gemma, ...)" },
 	{ .type = CLI_T_UINT, .name = "limit", .meta = "K", .off = offsetof(fit_cfg, limit), .lo = 1, .hi = 100000,
 	  .help = "show at most K models that reach the tier" },
-	{ CLI_O_KV_TYPE(fit_cfg, kv, kv), .help = "KV cache type: f16, q8_0, q4_0 (default f16)" },
+	{ CLI_O_KV_TYPE(fit_cfg, kv, kv), .seen = CLI_AT(fit_cfg, kv_given), .help = "KV cache type: f16, q8_0, q4_0 (default f16)" },
 	{ .type = CLI_T_FLAG, .name = "all", .off = offsetof(fit_cfg, all),
 	  .help = "also list the models that do not reach the tier, with the best they get" },
 	{ CLI_O_QUANTS(fit_cfg, quant_ids, n_quants),
 	  .help = "candidate quant; repeatable (default: every preset but the legacy Q4_0/Q4_1/Q5_0/Q5_1, and MXFP4 only for MoE)" },
 	{ .type = CLI_T_FLAG, .name = "all-quants", .off = offsetof(fit_cfg, all_quants),
 	  .help = "weigh every preset, legacy ones included" },
-	{ CLI_O_FLASH_ATTN(fit_cfg, fa), .help = "on, off or auto (default auto, resolved per model as llama.cpp does)" },
+	{ CLI_O_FLASH_ATTN(fit_cfg, fa), .seen = CLI_AT(fit_cfg, fa_given),
+	  .help = "on, off or auto (default auto, resolved per model as llama.cpp does)" },
+	{ .type = CLI_T_ENUM, .name = "engine", .meta = "E", .off = CLI_OFF_SIZED(fit_cfg, engine, sizeof(int)),
+	  .names = cli_engine_names,
+	  .help = "front-end whose defaults apply per model: llamacpp (clefrun's, default), llama-server, ollama (reads the OLLAMA_* variables) or lmstudio" },
 	{ CLI_O_WORKLOAD(fit_cfg, workload) },
 	{ .type = CLI_T_FLAG, .name = "local", .off = offsetof(fit_cfg, local),
 	  .help = "the GGUF models on this machine (Ollama, Hugging Face hub cache, LM Studio, --path), not the catalog's" },
@@ -121,6 +128,8 @@ static int print_json(const fit_cfg *c, const cr_rig *rig, cli_rig_origin origin
 	else
 		cJSON_AddNullToObject(root, "context");
 	cJSON_AddStringToObject(root, "kv_type", cr_kv_type_name(c->kv));
+	if (c->engine != CR_ENGINE_LLAMACPP)
+		cJSON_AddStringToObject(root, "engine", cr_engine_name((cr_engine)c->engine));
 	cJSON_AddStringToObject(root, "workload", c->workload == CR_WORKLOAD_DECIDE ? "decide" : "chat");
 	if (c->family)
 		cJSON_AddStringToObject(root, "family", c->family);
@@ -318,11 +327,14 @@ static int render(const fit_cfg *c, const cr_rig *rig, cli_rig_origin origin,
 	if (c->ctx)
 		cli_fmt_ctx(ctxs, sizeof(ctxs), c->ctx);
 	if (!cli_quiet()) {
-		printf("%s%s (%s)%s: %s%s%smodels that reach \"%s\" at %s, KV %s, best quant each\n",
+		printf(c->engine != CR_ENGINE_LLAMACPP
+			       ? "%s%s (%s)%s: %s%s%smodels that reach \"%s\" as %s would load them (its defaults per model, docs/engines.md; JSON: each row's context), KV %s unless it sets one, best quant each\n"
+			       : "%s%s (%s)%s: %s%s%smodels that reach \"%s\" at %s, KV %s, best quant each\n",
 		       c->fmt == FMT_MARKDOWN ? "**" : "", cli_safe(rig->name), cli_safe(rig->id),
 		       c->fmt == FMT_MARKDOWN ? "**" : "", c->family ? "the " : "",
 		       c->family ? c->family : "", c->family ? " " : "", cr_tier_name(c->require),
-		       c->ctx ? ctxs : "8k context (or the model's maximum if smaller)",
+		       c->engine != CR_ENGINE_LLAMACPP ? cr_engine_name((cr_engine)c->engine)
+		       : c->ctx ? ctxs : "8k context (or the model's maximum if smaller)",
 		       cr_kv_type_name(c->kv));
 		if (c->workload == CR_WORKLOAD_DECIDE)
 			printf("Tiers by time-to-decision (--workload decide). ");
@@ -373,6 +385,104 @@ static int render(const fit_cfg *c, const cr_rig *rig, cli_rig_origin origin,
 			       x, rig->id);
 	}
 	return EXIT_OK_;
+}
+
+/* An error of this file's own into @p err (as the library fills one). */
+static int fit_fail(cr_error *err, int status, const char *msg)
+{
+	err->status = status;
+	snprintf(err->message, sizeof(err->message), "%s", msg);
+	return status;
+}
+
+/* A cr_engine_apply error, printed already. */
+#define ENGINE_ERROR_SHOWN 1
+
+static int compare_rows(const void *a, const void *b)
+{
+	return cr_decide_fit_compare(a, b);
+}
+
+/* cr_decide_fit under a front-end profile: per model its defaults (which
+ * depend on the model and the rig), the same candidates and choice rule
+ * (cr_engine_best_quant), the same ranking (cr_decide_fit_compare). */
+static int fit_engine(const fit_cfg *c, const cr_model **models, size_t nm, const cr_quant **quants,
+		      size_t nq, const cr_rig *rig, const cr_fit_opts *fo, cr_fit_row *rows,
+		      size_t *n_reach, cr_error *err)
+{
+	cr_engine_given given = CR_ENGINE_GIVEN_INIT;
+	cr_engine_env env;
+	const cr_quant **cand = calloc(nq + 1, sizeof(*cand));
+	size_t *map = calloc(nq + 1, sizeof(*map));
+	int rc = CR_OK;
+
+	*n_reach = 0;
+	if (!cand || !map) {
+		free(cand);
+		free(map);
+		return fit_fail(err, CR_ERR_NOMEM, "out of memory");
+	}
+	given.n_ctx = c->ctx_given;
+	given.flash_attn = c->fa_given;
+	given.type_k = given.type_v = c->kv_given;
+	cli_engine_env((cr_engine)c->engine, &env);
+	for (size_t i = 0; i < nm && !rc; i++) {
+		cr_estimate_request req = CR_ESTIMATE_REQUEST_INIT;
+		cr_engine_profile prof;
+		cr_estimate_setup set;
+		cr_best_quant best;
+		cr_estimate_opts fin;
+		cr_fit_row *r = &rows[i];
+		size_t n_cand = 0;
+		int s;
+
+		memset(r, 0, sizeof(*r));
+		r->model = models[i];
+		req.opts = fo->estimate;
+		req.n_ctx = fo->n_ctx;
+		req.flash_attn = fo->flash_attn;
+		if ((s = cr_engine_apply((cr_engine)c->engine, models[i], rig, &req, &given, &env, &prof, err))) {
+			cli_engine_error("clefrun fit", s, err);
+			rc = ENGINE_ERROR_SHOWN;
+			break;
+		}
+		s = cr_estimate_resolve_opts(models[i], rig, &prof.req, &set, err);
+		r->context = set.opts.n_ctx;
+		memcpy(r->flash_attn_reason, set.flash_attn_reason, sizeof(r->flash_attn_reason));
+		if (s == CR_ERR_RANGE && set.bad == CR_REQUEST_CTX) {
+			r->status = CR_FIT_CONTEXT;
+			continue;
+		}
+		if (s) {
+			rc = s;
+			break;
+		}
+		for (size_t k = 0; k < nq; k++)
+			if (fo->all_quants || cr_decide_default_candidate(models[i], quants[k])) {
+				cand[n_cand] = quants[k];
+				map[n_cand++] = k;
+			}
+		if (!n_cand) {
+			rc = fit_fail(err, CR_ERR_INVALID, "no default candidate quant for a model (all are legacy types); weigh all quants");
+			break;
+		}
+		if ((s = cr_engine_best_quant(&prof, models[i], cand, n_cand, rig, &set.opts, fo->require, &best,
+					      &fin, err))) {
+			rc = s;
+			break;
+		}
+		r->estimate = best.estimate;
+		r->context = fin.n_ctx;
+		r->status = best.outcome == CR_BEST_REACHES ? CR_FIT_REACHES : CR_FIT_BELOW;
+		r->quant_index = map[best.index];
+		r->quant = quants[r->quant_index];
+		*n_reach += r->status == CR_FIT_REACHES;
+	}
+	free(cand);
+	free(map);
+	if (!rc)
+		qsort(rows, nm, sizeof(*rows), compare_rows);
+	return rc;
 }
 
 int cmd_fit(const cli_globals *g, int argc, char **argv)
@@ -469,7 +579,14 @@ int cmd_fit(const cli_globals *g, int argc, char **argv)
 	fo.flash_attn = c.fa;
 	fo.estimate.workload = c.workload;
 	fo.estimate.type_k = fo.estimate.type_v = c.kv;
-	rc = cr_decide_fit(models, nm, quants, nq, rig, &fo, rows, &n_reach, &err);
+	if (c.engine != CR_ENGINE_LLAMACPP)
+		rc = fit_engine(&c, models, nm, quants, nq, rig, &fo, rows, &n_reach, &err);
+	else
+		rc = cr_decide_fit(models, nm, quants, nq, rig, &fo, rows, &n_reach, &err);
+	if (rc == ENGINE_ERROR_SHOWN) {
+		rc = EXIT_USAGE;
+		goto out;
+	}
 	if (rc) {
 		cli_estimate_error(&err);
 		rc = cli_exit_for_status(rc);

@@ -133,11 +133,20 @@ def options(binary, command):
     return opts
 
 
-def clean_env(tmp):
-    return clefrun_test.clean_env(
+OLLAMA_VARS = ("OLLAMA_CONTEXT_LENGTH", "OLLAMA_NUM_PARALLEL", "OLLAMA_FLASH_ATTENTION",
+               "OLLAMA_KV_CACHE_TYPE", "OLLAMA_GPU_OVERHEAD")
+
+
+def clean_env(tmp, extra=None):
+    env = clefrun_test.clean_env(
         tmp, HF_ENDPOINT="http://127.0.0.1:9",  # nothing listens: never the real hub
         # --rig local reads this fixture machine, not the one running the tests
         CLEFRUN_DETECT_ROOT=os.path.join(ROOT, "tests", "detect", "fixtures", "cpu"))
+    # --engine ollama reads these: none from the machine running the tests.
+    for k in OLLAMA_VARS:
+        env.pop(k, None)
+    env.update(extra or {})
+    return env
 
 
 # Short forms in BASE of the options --help lists by their long name.
@@ -261,6 +270,17 @@ def extra_rows():
                 ["chart", "--model", "llama-3.1-8b", "-o", "{tmp}/c.svg"]):
         out.append(("catalog without reference rigs: " + cmd[0], ["--catalog", "{tmp}/cat"] + cmd,
                     {"files": cat}))
+    # The environment --engine ollama reads: every hostile value in each
+    # variable, and terminal escapes; check and fit must refuse them by name.
+    for var in OLLAMA_VARS:
+        # An empty (or blank) variable is unset, as Ollama reads it: not an error.
+        for what, value in VALUES + [("escape", "\x1b]0;x\x07\x1b[31m1"), ("blank-is-unset", "  "),
+                                     ("quoted-empty-is-unset", "''"), ("empty-is-unset", "")]:
+            if what in ("missing", "empty-eq", "empty"):
+                continue
+            for cmd in (["check", "--model", "clef-flash", "--rig", "rtx4090", "--quant", "Q4_K_M",
+                         "--engine", "ollama"], ["fit", "--rig", "rtx4090", "--engine", "ollama", "--limit", "1"]):
+                out.append(("%s %s %s" % (cmd[0], var, what), cmd, {"env": {var: value}}))
     for what, text in BROKEN_RIGS.items():
         files = {"config/clefrun/rigs.json": text}
         for cmd in (["rig", "list"], ["rig", "add", "box2", "--mem-gb", "8", "--bw-gbs", "100"],
@@ -287,7 +307,7 @@ def run(binary, args, wrapper, setup=None):
         elif wrapper:
             prefix = shlex.split(wrapper)
         r = subprocess.run(prefix + [binary] + argv, cwd=tmp, capture_output=True,
-                           env=clean_env(tmp), timeout=600, stdin=subprocess.DEVNULL)
+                           env=clean_env(tmp, setup.get("env")), timeout=600, stdin=subprocess.DEVNULL)
         report = ""
         if vg_log and r.returncode == 99:
             with open(vg_log, encoding="utf-8", errors="replace") as f:

@@ -114,6 +114,13 @@ int cr_decide_best_quant(const cr_model *model, const cr_quant *const *quants, s
 			 const cr_rig *rig, const cr_estimate_opts *opts, cr_tier require,
 			 cr_best_quant *out, cr_error *err)
 {
+	return cr_decide_best_quant_by(model, quants, n_quants, rig, opts, require, NULL, NULL, out, err);
+}
+
+int cr_decide_best_quant_by(const cr_model *model, const cr_quant *const *quants, size_t n_quants,
+			    const cr_rig *rig, const cr_estimate_opts *opts, cr_tier require,
+			    cr_decide_estimate_fn fn, void *ctx, cr_best_quant *out, cr_error *err)
+{
 	/* Per tier: the best by quality (for reaching "require") and the
 	 * fastest (the fallback when nothing reaches it). */
 	size_t best[CR_TIER_COUNT] = { 0 }, fast[CR_TIER_COUNT] = { 0 };
@@ -138,7 +145,8 @@ int cr_decide_best_quant(const cr_model *model, const cr_quant *const *quants, s
 
 		if (!quants[i])
 			return cr_seterr(err, CR_ERR_INVALID, "best quant: candidate %zu is NULL", i);
-		rc = cr_estimate_run(model, quants[i], rig, opts, &e, err);
+		rc = fn ? fn(ctx, model, quants[i], rig, opts, &e, err)
+			: cr_estimate_run(model, quants[i], rig, opts, &e, err);
 		if (rc)
 			return rc;
 		cr_tier t = e.tier;
