@@ -28,6 +28,7 @@
 #include "clefrun/rig.h"
 #include "clefrun/estimate.h"
 #include "clefrun/curve.h"
+#include "clefrun/plan.h"
 #include "clefrun/rank.h"
 #include "clefrun/file.h"
 #include "clefrun/decide.h"

@@ -371,6 +371,7 @@ int cmd_models(const cli_globals *g, int argc, char **argv);
 int cmd_rigs(const cli_globals *g, int argc, char **argv);
 int cmd_quants(const cli_globals *g, int argc, char **argv);
 int cmd_fit(const cli_globals *g, int argc, char **argv);
+int cmd_plan(const cli_globals *g, int argc, char **argv);
 int cmd_rig(const cli_globals *g, int argc, char **argv);
 int cmd_detect(const cli_globals *g, int argc, char **argv);
 

@@ -71,6 +71,7 @@ BASE = {
     "(global)": [],
     "check": ["check", "--model", "clef-flash", "--rig", "rtx4090", "--quant", "Q4_K_M"],
     "fit": ["fit", "--rig", "rtx4090"],
+    "plan": ["plan", "--model", "llama-3.1-8b", "--rig", "rtx4090", "--parallel", "1,2"],
     "inspect": ["inspect", "{root}/tests/gguf/fixtures/tiny-llama.gguf"],
     "models": ["models"],
     "rigs": ["rigs"],

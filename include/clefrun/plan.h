@@ -1,0 +1,129 @@
+/**
+ * @file plan.h
+ * @brief Serving plans: several sequences decoded at once (llama.cpp -np,
+ * llama-batched-bench), expert and layer offload sweeps, and the changes
+ * that make a model fit.
+ *
+ * Built on the single-sequence estimator (estimate.h) through its public
+ * figures only, so that it follows whatever that model becomes:
+ *
+ *   T1      one decode step of one sequence = 1 / cr_estimate.decode_tokens_per_s
+ *   T0      the same step with an empty cache (opts.depth = 0)
+ *   F       cr_estimate.decode_fixed_s (per-layer times, paid once per step)
+ *   W       T0 - F: reading the weights (and recurrent state)
+ *   K       T1 - T0: reading one sequence's KV cache
+ *   C       1 / cr_estimate.prefill_tokens_per_s: the compute of one token
+ *
+ * A step of N sequences reads the weights once, each sequence's own KV, and
+ * multiplies N tokens (docs/plans.md):
+ *
+ *   T(N) = T1 + (N - 1) x (K + kappa x C) + W x s x (u(N)^gamma - 1)
+ *   u(N) = (1 - (1 - k/E)^N) / (k/E)
+ *
+ * where s is the share of the weights read that are routed experts (k of E
+ * used per token; 0 for a dense model) and u(N) how many times more distinct
+ * experts N tokens touch than one. T(1) = T1: one sequence is exactly the
+ * single-sequence figure. kappa (CR_PLAN_BATCH_COMPUTE) is the cost of a
+ * decode token's multiplications relative to a prefill token's and gamma
+ * (CR_PLAN_EXPERT_SPREAD) how far below the uniform-routing expert union the
+ * experts' extra reads stay, both fitted by bench/batched-bench on llama-batched-bench
+ * tables.
+ *
+ * Pure like the estimator: plain structs in and out, no I/O, no allocation.
+ */
+#ifndef CLEFRUN_PLAN_H
+#define CLEFRUN_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+#include "clefrun/catalog.h"
+#include "clefrun/error.h"
+#include "clefrun/estimate.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Most points cr_plan_parallel takes in one call. */
+#define CR_PLAN_MAX_POINTS 32
+/** Largest sequence count the saturation search tries (powers of two up to it). */
+#define CR_PLAN_SATURATION_MAX 1024u
+/** Aggregate decode "stops growing" when doubling the sequences gains less than this (5 %). */
+#define CR_PLAN_SATURATION_GAIN 0.05
+
+/** One decode step of N sequences, split into its parts (seconds). */
+typedef struct cr_step_parts {
+	double single_s;        /**< T1: one sequence's step, the single-sequence figure */
+	double fixed_s;         /**< F: per-layer times, once per step */
+	double weights_s;       /**< W: the weights (and recurrent state) read once */
+	double kv_s;            /**< K: one sequence's KV cache read */
+	double compute_s;       /**< C: one token's multiplications at prefill efficiency; 0 unknown */
+	double expert_share;    /**< s: routed experts' share of the weights read (0 dense) */
+	double expert_union;    /**< u(N): distinct experts N tokens read, relative to one token's */
+} cr_step_parts;
+
+/** One row of a parallel-sequence plan. */
+typedef struct cr_parallel_point {
+	uint32_t n_seq;               /**< sequences decoded together (-np) */
+	cr_estimate estimate;         /**< the single-sequence estimate at n_seq (memory, fit) */
+	uint32_t context_per_seq;     /**< context each sequence can hold: n_ctx / n_seq */
+	uint32_t decode_depth;        /**< tokens in each sequence's cache while decoding */
+	cr_step_parts parts;          /**< the step's parts at this n_seq */
+	double step_s;                /**< T(N): one step, every sequence one token */
+	double per_seq_tokens_per_s;  /**< 1 / T(N); 0 when it does not fit at all */
+	double aggregate_tokens_per_s;/**< N / T(N) */
+	bool compute_bound;           /**< N x kappa x C exceeds the bytes' time (W u + N K) */
+	uint32_t prompt_tokens;       /**< prompt of one decision */
+	double prefill_tokens_per_s;  /**< N prompts prefilled together; 0 unknown */
+	double decisions_per_s;       /**< prefill_tokens_per_s / prompt_tokens */
+	double decision_latency_s;    /**< one decision under that load: N prompts / prefill rate */
+} cr_parallel_point;
+
+/**
+ * Cost of a batched decode token's multiplications relative to a prefill
+ * token's (kappa above): small batches run matrix-vector kernels, far from
+ * the GEMM efficiency prefill reaches. Fitted by bench/batched-bench on the
+ * llama-batched-bench rows of bench/data/batched_bench.csv (docs/plans.md).
+ */
+#define CR_PLAN_BATCH_COMPUTE 1.9
+/**
+ * Exponent on the uniform-routing expert union u(N) that batched MoE decode
+ * pays (gamma above): routers favour some experts, and one token's expert
+ * reads are not all bandwidth-bound, so N tokens cost less than u(N) times
+ * one token's expert bytes. Fitted by bench/batched-bench.
+ */
+#define CR_PLAN_EXPERT_SPREAD 0.65
+
+/**
+ * The plan of @p model with weights @p w on @p rig for each of @p n
+ * sequence counts @p n_seq (1..4096, at most CR_PLAN_MAX_POINTS), with
+ * @p opts (its n_seq replaced; opts->n_ctx is the whole context the
+ * sequences share, as llama.cpp -c). Each sequence decodes at
+ * min(opts->depth, n_ctx / n_seq) cached tokens (a full cache by default).
+ * A decision is one prefill of opts->prompt_tokens (0: the estimate's
+ * default); N of them run as one batch of min(N x prompt, max(prompt,
+ * n_ubatch)) tokens per micro-batch.
+ * @return 0; any error of cr_estimate_run_weights; CR_ERR_INVALID for
+ *   NULL arguments, n of 0 or above CR_PLAN_MAX_POINTS, or a count of 0.
+ */
+int cr_plan_parallel(const cr_model *model, const cr_weights *w, const cr_rig *rig,
+		     const cr_estimate_opts *opts, const uint32_t *n_seq, size_t n,
+		     cr_parallel_point *out, cr_error *err);
+
+/**
+ * The sequence count where aggregate decode stops growing: the smallest
+ * power of two N (up to CR_PLAN_SATURATION_MAX and to n_ctx / 256, one
+ * padded stream per sequence) whose doubling gains less than
+ * CR_PLAN_SATURATION_GAIN. *out = 0 when no doubling in that range falls
+ * below it.
+ * @return as cr_plan_parallel.
+ */
+int cr_plan_saturation(const cr_model *model, const cr_weights *w, const cr_rig *rig,
+		       const cr_estimate_opts *opts, uint32_t *out, cr_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

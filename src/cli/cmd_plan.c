@@ -1,0 +1,390 @@
+/*
+ * clefrun plan: serving several sequences at once (llama.cpp -np). For each
+ * count of --parallel: memory and fit, per-sequence and aggregate decode,
+ * decisions per second and the latency of one under that load, and the count
+ * where aggregate decode stops growing. The arithmetic is the library's
+ * (include/clefrun/plan.h, docs/plans.md); this file parses and prints.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "cli.h"
+#include "estimate_out.h"
+#include "source_model.h"
+
+#define DEFAULT_QUANT "Q4_K_M"
+
+static const char plan_usage[] =
+	"clefrun plan --model SOURCE --rig R [--quant Q] [--parallel N,N,...] [--ctx N] [--prompt-tokens N] [--format F]";
+static const char plan_summary[] =
+	"Serving plan: the model decoding several sequences at once (llama.cpp -np N, one\n"
+	"context of --ctx tokens shared by them). Per count of --parallel: memory and fit,\n"
+	"decode tokens/s per sequence and in aggregate (the weights are read once per step for\n"
+	"all sequences, each sequence's KV cache on its own), decisions per second with N\n"
+	"prompts prefilled together and the latency of one decision under that load. Below the\n"
+	"table, the count where aggregate decode stops growing: the first doubling that gains\n"
+	"less than 5 %. Exit 0 when every row fits, 3 when some row does not.";
+
+typedef struct plan_cfg {
+	const char *model_id;
+	const char *rig_id;
+	const char *quant_id;
+	const char *parallel;
+	unsigned ctx;
+	bool ctx_given;
+	cr_estimate_opts opts;
+	cr_kv_type kv_k, kv_v;
+	cr_flash_attn fa;
+	const char *revision;
+	bool header_only, no_cache, offline;
+	cli_format fmt;
+	cli_globals g;
+} plan_cfg;
+
+static const cli_opt_spec plan_opts[] = {
+	{ CLI_O_MODEL(plan_cfg, model_id),
+	  .help = "catalog id, GGUF path, http(s) URL, or hf:OWNER/REPO/FILE.gguf (required)" },
+	{ .type = CLI_T_STRING, .name = "rig", .meta = "R", .off = offsetof(plan_cfg, rig_id), .flags = CLI_F_ONCE,
+	  .required = "--rig is required (a rig id, a saved rig, 'local', or custom:...)",
+	  .help = "rig id, saved rig, 'local' or custom:mem_gb=..,bw_gbs=.. (required)" },
+	{ .type = CLI_T_STRING, .name = "quant", .meta = "Q", .off = offsetof(plan_cfg, quant_id), .flags = CLI_F_ONCE,
+	  .help = "quantization preset of a catalog model (default Q4_K_M)" },
+	{ .type = CLI_T_STRING, .name = "parallel", .meta = "N,N,...", .off = offsetof(plan_cfg, parallel),
+	  .flags = CLI_F_ONCE, .help = "sequence counts, 1 to 4096, comma-separated (default 1,2,4,8,16,32)" },
+	{ CLI_O_CTX(plan_cfg, ctx), .seen = CLI_AT(plan_cfg, ctx_given),
+	  .help = "context shared by the sequences, tokens or Nk (default: 8192, or the model's maximum if smaller)" },
+	{ CLI_O_DEPTH(plan_cfg, opts.depth),
+	  .help = "tokens in each sequence's cache while decoding (default: its whole share, ctx / N)" },
+	{ CLI_O_PROMPT_TOKENS(plan_cfg, opts.prompt_tokens),
+	  .help = "prompt of one decision (default: 2048, or the context if smaller)" },
+	{ CLI_O_KV_TYPE(plan_cfg, kv_k, kv_v), .help = "KV cache type: f16, q8_0, q4_0 (default f16)" },
+	{ .type = CLI_T_UINT, .name = "ubatch", .meta = "N", .off = offsetof(plan_cfg, opts.n_ubatch), .lo = 1,
+	  .hi = 65536, .help = "physical batch size, llama.cpp -ub (default 512)" },
+	{ .type = CLI_T_FLAG, .name = "kv-unified", .off = offsetof(plan_cfg, opts.kv_unified),
+	  .help = "one KV cache shared by the sequences (llama.cpp --kv-unified)" },
+	{ CLI_O_FLASH_ATTN(plan_cfg, fa), .help = "on, off or auto (default auto, as llama.cpp resolves it)" },
+	{ CLI_O_REVISION(plan_cfg, revision), .help = "Hugging Face revision for hf: sources (default main)" },
+	{ CLI_O_HEADER_ONLY(plan_cfg, header_only), .help = "accept a GGUF file that holds the header only" },
+	{ CLI_O_NO_CACHE(plan_cfg, no_cache), .help = "neither read nor write the header cache" },
+	{ CLI_O_OFFLINE(plan_cfg, offline), .help = "use the header cache only, no network" },
+	{ CLI_O_FORMAT(plan_cfg, fmt) },
+	{ CLI_O_CATALOG(plan_cfg, g.catalog_dir), .help = CLI_HELP_CATALOG },
+	CLI_SPEC_END,
+};
+
+static const cli_command plan_cmd = { .name = "clefrun plan", .usage = plan_usage, .summary = plan_summary,
+				      .opts = plan_opts };
+
+/* "1,2,4": whole numbers 1..4096, at most CR_PLAN_MAX_POINTS, increasing. */
+static int parse_counts(const char *s, uint32_t *out, size_t *n)
+{
+	const char *p = s;
+
+	*n = 0;
+	for (;;) {
+		char *end;
+		unsigned long v;
+
+		if (*p < '0' || *p > '9')
+			goto bad;
+		errno = 0;
+		v = strtoul(p, &end, 10);
+		if (errno || v < 1 || v > 4096)
+			goto bad;
+		if (*n >= CR_PLAN_MAX_POINTS) {
+			fprintf(stderr, "clefrun plan: --parallel: at most %d counts\n", CR_PLAN_MAX_POINTS);
+			return EXIT_USAGE;
+		}
+		if (*n && v <= out[*n - 1]) {
+			fprintf(stderr, "clefrun plan: --parallel: counts must increase (%lu after %u)\n", v,
+				out[*n - 1]);
+			return EXIT_USAGE;
+		}
+		out[(*n)++] = (uint32_t)v;
+		if (!*end)
+			return 0;
+		if (*end != ',')
+			goto bad;
+		p = end + 1;
+	}
+bad:
+	fprintf(stderr, "clefrun plan: --parallel '%s': expected whole numbers 1 to 4096, comma-separated\n",
+		cli_safe(s));
+	return EXIT_USAGE;
+}
+
+static void fmt_s(char *buf, size_t cap, double s)
+{
+	if (!(s > 0))
+		snprintf(buf, cap, "-");
+	else if (s < 1)
+		snprintf(buf, cap, "%.0f ms", s * 1e3);
+	else
+		snprintf(buf, cap, s < 10 ? "%.2f s" : "%.0f s", s);
+}
+
+static const char *bound_word(const cr_parallel_point *p)
+{
+	if (!(p->aggregate_tokens_per_s > 0))
+		return "-";
+	if (!(p->parts.compute_s > 0))
+		return "bytes";
+	return p->compute_bound ? "compute" : "bytes";
+}
+
+static int print_json(const plan_cfg *c, const cr_model *m, const char *label, const cr_rig *rig,
+		      const cr_estimate_opts *o, const cr_parallel_point *pts, size_t n, uint32_t sat)
+{
+	cJSON *root = cJSON_CreateObject(), *arr, *sa;
+	char *s;
+
+	(void)c;
+	cJSON_AddStringToObject(root, "schema", "clefrun.plan/1");
+	cJSON_AddStringToObject(root, "model", m->id);
+	cJSON_AddStringToObject(root, "quant", label);
+	cJSON_AddStringToObject(root, "rig", rig->id);
+	cJSON_AddNumberToObject(root, "context", o->n_ctx);
+	cJSON_AddStringToObject(root, "kv_type_k", cr_kv_type_name(o->type_k));
+	cJSON_AddStringToObject(root, "kv_type_v", cr_kv_type_name(o->type_v));
+	cJSON_AddBoolToObject(root, "kv_unified", o->kv_unified);
+	cJSON_AddNumberToObject(root, "batch_compute_factor", CR_PLAN_BATCH_COMPUTE);
+	sa = cJSON_AddObjectToObject(root, "saturation");
+	cJSON_AddNumberToObject(sa, "gain_per_doubling", CR_PLAN_SATURATION_GAIN);
+	if (sat)
+		cJSON_AddNumberToObject(sa, "n_seq", sat);
+	else
+		cJSON_AddNullToObject(sa, "n_seq");
+	arr = cJSON_AddArrayToObject(root, "points");
+	for (size_t i = 0; i < n; i++) {
+		const cr_parallel_point *p = &pts[i];
+		cJSON *x = cJSON_CreateObject(), *parts;
+
+		cJSON_AddNumberToObject(x, "n_seq", p->n_seq);
+		cJSON_AddNumberToObject(x, "context_per_seq", p->context_per_seq);
+		cJSON_AddNumberToObject(x, "decode_depth", p->decode_depth);
+		cJSON_AddBoolToObject(x, "fits", p->estimate.fits);
+		if (p->estimate.max_context)
+			cJSON_AddNumberToObject(x, "max_context", p->estimate.max_context);
+		else
+			cJSON_AddNullToObject(x, "max_context");
+		cJSON_AddStringToObject(x, "tier", cr_tier_name(p->estimate.tier));
+		cli_json_memory_add(x, &p->estimate.memory, true);
+		cli_json_rate(x, "per_seq_tokens_per_s", p->per_seq_tokens_per_s, 100);
+		cli_json_rate(x, "aggregate_tokens_per_s", p->aggregate_tokens_per_s, 100);
+		cli_json_rate(x, "step_s", p->step_s, 1e6);
+		cJSON_AddStringToObject(x, "bound", bound_word(p));
+		cJSON_AddNumberToObject(x, "prompt_tokens", p->prompt_tokens);
+		cli_json_rate(x, "prefill_tokens_per_s", p->prefill_tokens_per_s, 10);
+		cli_json_rate(x, "decisions_per_s", p->decisions_per_s, 1000);
+		cli_json_rate(x, "decision_latency_s", p->decision_latency_s, 1e4);
+		parts = cJSON_AddObjectToObject(x, "step_parts");
+		cli_json_rate(parts, "single_s", p->parts.single_s, 1e7);
+		cJSON_AddNumberToObject(parts, "fixed_s", (double)(long long)(p->parts.fixed_s * 1e7 + 0.5) / 1e7);
+		cJSON_AddNumberToObject(parts, "weights_s", (double)(long long)(p->parts.weights_s * 1e7 + 0.5) / 1e7);
+		cJSON_AddNumberToObject(parts, "kv_s", (double)(long long)(p->parts.kv_s * 1e7 + 0.5) / 1e7);
+		cJSON_AddNumberToObject(parts, "compute_s", (double)(long long)(p->parts.compute_s * 1e7 + 0.5) / 1e7);
+		cJSON_AddNumberToObject(parts, "expert_share", (double)(long long)(p->parts.expert_share * 1e4 + 0.5) / 1e4);
+		cJSON_AddNumberToObject(parts, "expert_union", (double)(long long)(p->parts.expert_union * 1e4 + 0.5) / 1e4);
+		cJSON_AddItemToArray(arr, x);
+	}
+	s = cli_json_print(root);
+	cJSON_Delete(root);
+	if (!s || cli_puts_json(s)) {
+		free(s);
+		fprintf(stderr, "clefrun: out of memory\n");
+		return EXIT_ERROR;
+	}
+	free(s);
+	return EXIT_OK_;
+}
+
+static int render(const plan_cfg *c, const cr_model *m, const char *label, const cr_rig *rig,
+		  const cr_estimate_opts *o, const cr_parallel_point *pts, size_t n, uint32_t sat)
+{
+	static const char *const hdr[] = { "SEQ", "CTX/SEQ", "MEMORY / USABLE", "FITS", "PER-SEQ t/s",
+		"AGGREGATE t/s", "BOUND", "DECISIONS/s", "LATENCY" };
+	static const bool right[] = { true, true, true, false, true, true, false, true, true };
+	static const char *const csv_hdr[] = { "n_seq", "context_per_seq", "total_bytes",
+		"available_bytes", "fits", "per_seq_tokens_per_s", "aggregate_tokens_per_s", "bound",
+		"decisions_per_s", "decision_latency_s" };
+	cli_table t;
+	char ctxs[16];
+
+	if (c->fmt == FMT_JSON)
+		return print_json(c, m, label, rig, o, pts, n, sat);
+	cli_table_init(&t, c->fmt == FMT_CSV ? 10 : 9, c->fmt == FMT_CSV ? csv_hdr : hdr,
+		       c->fmt == FMT_CSV ? NULL : right);
+	for (size_t i = 0; i < n; i++) {
+		const cr_parallel_point *p = &pts[i];
+		char v[10][64], used[24], avail[24];
+		const char *cells[10];
+
+		snprintf(v[0], 64, "%u", p->n_seq);
+		if (c->fmt == FMT_CSV) {
+			snprintf(v[1], 64, "%u", p->context_per_seq);
+			snprintf(v[2], 64, "%llu", (unsigned long long)p->estimate.memory.total_bytes);
+			snprintf(v[3], 64, "%llu", (unsigned long long)p->estimate.memory.available_bytes);
+			snprintf(v[4], 64, "%s", p->estimate.fits ? "yes" : "no");
+			snprintf(v[5], 64, "%.2f", p->per_seq_tokens_per_s);
+			snprintf(v[6], 64, "%.2f", p->aggregate_tokens_per_s);
+			snprintf(v[7], 64, "%s", bound_word(p));
+			snprintf(v[8], 64, "%.3f", p->decisions_per_s);
+			snprintf(v[9], 64, "%.4f", p->decision_latency_s);
+			if (!(p->aggregate_tokens_per_s > 0))
+				v[5][0] = v[6][0] = '\0';
+			if (!(p->decisions_per_s > 0))
+				v[8][0] = v[9][0] = '\0';
+		} else {
+			cli_fmt_ctx(v[1], 64, p->context_per_seq);
+			cli_fmt_mem(used, sizeof(used), (double)p->estimate.memory.total_bytes);
+			cli_fmt_mem(avail, sizeof(avail), (double)p->estimate.memory.available_bytes);
+			snprintf(v[2], 64, "%s / %s", used, avail);
+			snprintf(v[3], 64, "%s", p->estimate.fits ? "yes" : p->estimate.max_context ? "ctx" : "no");
+			cli_fmt_rate(v[4], 64, p->per_seq_tokens_per_s);
+			cli_fmt_rate(v[5], 64, p->aggregate_tokens_per_s);
+			snprintf(v[6], 64, "%s", bound_word(p));
+			if (p->decisions_per_s > 0)
+				snprintf(v[7], 64, p->decisions_per_s < 10 ? "%.2f" : "%.0f", p->decisions_per_s);
+			else
+				snprintf(v[7], 64, "-");
+			fmt_s(v[8], 64, p->decision_latency_s);
+		}
+		for (int k = 0; k < (c->fmt == FMT_CSV ? 10 : 9); k++)
+			cells[k] = v[k];
+		cli_table_add(&t, cells);
+	}
+	if (!cli_quiet() && c->fmt != FMT_CSV) {
+		cli_fmt_ctx(ctxs, sizeof(ctxs), o->n_ctx);
+		printf("%s%s %s on %s (%s)%s: %s context shared by the sequences, KV %s%s\n\n",
+		       c->fmt == FMT_MARKDOWN ? "**" : "", cli_safe(m->id), cli_safe(label), cli_safe(rig->name),
+		       cli_safe(rig->id), c->fmt == FMT_MARKDOWN ? "**" : "", ctxs, cr_kv_type_name(o->type_k),
+		       o->kv_unified ? " (unified)" : "");
+	}
+	cli_table_render(&t, c->fmt, stdout);
+	cli_table_free(&t);
+	if (cli_quiet() || c->fmt == FMT_CSV)
+		return EXIT_OK_;
+	printf("\n");
+	{
+		bool any = false;
+		uint32_t prompt = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			any |= pts[i].aggregate_tokens_per_s > 0;
+			if (pts[i].prompt_tokens)
+				prompt = pts[i].prompt_tokens;
+		}
+		if (!any) {
+			printf("No row fits at any context: no speed to plan (clefrun check --model %s --rig %s says why).\n",
+			       cli_safe(m->id), cli_safe(rig->id));
+			return EXIT_OK_;
+		}
+		if (sat)
+			printf("Aggregate decode stops growing at %u sequences: doubling to %u gains less than 5 %%.\n",
+			       sat, 2 * sat);
+		else
+			printf("Aggregate decode still gains 5 %% or more per doubling up to %u sequences.\n",
+			       o->n_ctx / 256 < CR_PLAN_SATURATION_MAX ? (o->n_ctx / 256 ? o->n_ctx / 256 : 1)
+							     : CR_PLAN_SATURATION_MAX);
+		printf("Each sequence decodes with %s; DECISIONS/s: N prompts of %u tokens prefilled together,\n"
+		       "LATENCY: one decision under that load. BOUND: what the step's time is mostly spent on\n"
+		       "(docs/plans.md).\n",
+		       o->depth == CR_DEPTH_CONTEXT ? "a full share of the context" : "--depth cached tokens", prompt);
+	}
+	return EXIT_OK_;
+}
+
+int cmd_plan(const cli_globals *g, int argc, char **argv)
+{
+	plan_cfg c;
+	cr_catalog *cat = NULL;
+	cli_model *cm = NULL;
+	cr_rig scratch;
+	const cr_rig *rig;
+	cli_rig_origin origin;
+	cli_source_opts so = CLI_SOURCE_OPTS_INIT;
+	cr_estimate_request req = CR_ESTIMATE_REQUEST_INIT;
+	cr_estimate_setup set;
+	cr_error err = CR_ERROR_INIT;
+	cr_weights w;
+	char label[CR_ID_MAX];
+	uint32_t counts[CR_PLAN_MAX_POINTS], sat = 0;
+	cr_parallel_point *pts = NULL;
+	size_t n = 0;
+	int rc, s;
+	static const cr_estimate_opts defaults = CR_ESTIMATE_OPTS_INIT;
+
+	memset(&c, 0, sizeof(c));
+	c.g = *g;
+	c.opts = defaults;
+	c.kv_k = c.kv_v = CR_KV_F16;
+	c.fa = CR_FA_AUTO;
+	rc = cli_parse(&plan_cmd, argc, argv, &c);
+	if (rc)
+		return rc < 0 ? EXIT_OK_ : rc;
+	if ((rc = parse_counts(c.parallel ? c.parallel : "1,2,4,8,16,32", counts, &n)))
+		return rc;
+	if (!(cat = cli_open_catalog(&c.g)))
+		return EXIT_ERROR;
+	rc = EXIT_USAGE;
+	if (!(rig = cli_resolve_rig(cat, c.rig_id, &scratch, &origin)))
+		goto out;
+	cm = calloc(1, sizeof(*cm));
+	pts = calloc(CR_PLAN_MAX_POINTS, sizeof(*pts));
+	if (!cm || !pts) {
+		fprintf(stderr, "clefrun: out of memory\n");
+		rc = EXIT_ERROR;
+		goto out;
+	}
+	so.revision = c.revision;
+	so.command = "clefrun plan";
+	so.allow_truncated = c.header_only;
+	so.no_cache = c.no_cache;
+	so.offline = c.offline;
+	if ((rc = cli_resolve_model(cat, c.model_id, &so, cm)))
+		goto out;
+	rc = EXIT_USAGE;
+	if (cm->from_gguf) {
+		if (c.quant_id) {
+			fprintf(stderr, "clefrun plan: --quant does not apply to a GGUF file, whose quantization is fixed\n");
+			goto out;
+		}
+		cr_weights_exact(cm->weights_bytes, NULL, &w);
+		snprintf(label, sizeof(label), "%s", cm->file_type[0] ? cm->file_type : "GGUF");
+	} else {
+		const cr_quant *q = cli_find_quant(cat, c.quant_id ? c.quant_id : DEFAULT_QUANT);
+
+		if (!q)
+			goto out;
+		cr_weights_preset(q, &w);
+		snprintf(label, sizeof(label), "%s", q->id);
+	}
+	req.opts = c.opts;
+	req.opts.type_k = c.kv_k;
+	req.opts.type_v = c.kv_v;
+	req.n_ctx = c.ctx_given ? c.ctx : 0;
+	req.flash_attn = c.fa;
+	if ((s = cr_estimate_resolve_opts(&cm->model, rig, &req, &set, &err))) {
+		cli_request_error(&set, &cm->model, s, &err);
+		rc = cli_exit_for_status(s);
+		goto out;
+	}
+	if ((s = cr_plan_parallel(&cm->model, &w, rig, &set.opts, counts, n, pts, &err)) ||
+	    (s = cr_plan_saturation(&cm->model, &w, rig, &set.opts, &sat, &err))) {
+		cli_estimate_error(&err);
+		rc = cli_exit_for_status(s);
+		goto out;
+	}
+	rc = render(&c, &cm->model, label, rig, &set.opts, pts, n, sat);
+	for (size_t i = 0; rc == EXIT_OK_ && i < n; i++)
+		if (!pts[i].estimate.fits)
+			rc = EXIT_NOFIT;
+out:
+	free(pts);
+	free(cm);
+	cr_catalog_free(cat);
+	return rc;
+}

@@ -1,0 +1,174 @@
+/*
+ * test_plan: several sequences decoded at once (plan.h, src/lib/estimate/plan.c).
+ *
+ * Relations only, never figures of the single-sequence model, so that these
+ * hold whatever that model becomes: one sequence is exactly the
+ * single-sequence estimate; aggregate decode never falls as sequences are
+ * added and per-sequence decode never rises; a dense model has no expert
+ * term and a MoE one has; the saturation count is where the doubling gain
+ * first drops below 5 %; batched decisions are at least as many per second
+ * as one at a time. Table of models of every kind on rigs of every kind.
+ */
+#include "unit.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "catalog_fixture.h"
+#include "clefrun/catalog.h"
+#include "clefrun/estimate.h"
+#include "clefrun/plan.h"
+
+static const struct {
+	const char *model, *quant, *rig;
+	bool moe;
+} cases[] = {
+	{ "llama-3.1-8b", "Q4_K_M", "rtx4090", false },
+	{ "qwen2.5-coder-7b", "Q8_0", "dgx-spark", false },
+	{ "gemma-3-4b", "Q4_0", "m2-ultra-192", false },  /* sliding-window layers */
+	{ "gpt-oss-20b", "MXFP4", "dgx-spark", true },
+	{ "qwen3-30b-a3b", "Q4_K_M", "rtx4090", true },
+	{ "clef-flash", "Q4_K_M", "rtx3090", false },      /* hybrid linear attention */
+};
+
+static const uint32_t counts[] = { 1, 2, 4, 8, 16, 32 };
+#define NC (sizeof(counts) / sizeof(counts[0]))
+
+static void test_relations(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const cr_model *m = ts_model(cases[i].model);
+		const cr_rig *r = cr_catalog_find_rig(ts_cat, cases[i].rig);
+		cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+		cr_parallel_point pts[NC];
+		cr_estimate single;
+		cr_weights w;
+		cr_error err = CR_ERROR_INIT;
+
+		assert_non_null(r);
+		cr_weights_preset(ts_quant(cases[i].quant), &w);
+		o.n_ctx = 32768;
+		o.depth = 512;
+		o.prompt_tokens = 512;
+		assert_int_equal(cr_plan_parallel(m, &w, r, &o, counts, NC, pts, &err), CR_OK);
+		assert_int_equal(cr_estimate_run_weights(m, &w, r, &o, &single, &err), CR_OK);
+		/* N = 1 is the single-sequence estimate, exactly. */
+		assert_true(single.decode_tokens_per_s > 0);
+		assert_true(pts[0].per_seq_tokens_per_s == single.decode_tokens_per_s);
+		assert_true(pts[0].aggregate_tokens_per_s == single.decode_tokens_per_s);
+		assert_true(pts[0].estimate.memory.total_bytes == single.memory.total_bytes);
+		assert_true(pts[0].parts.expert_union == 1.0);
+		/* The parts add up to the single step. */
+		assert_true(pts[0].parts.fixed_s + pts[0].parts.weights_s + pts[0].parts.kv_s <=
+			    pts[0].parts.single_s * (1 + 1e-9));
+		assert_true(pts[0].parts.kv_s > 0);
+		assert_true(pts[0].parts.weights_s > 0);
+		for (size_t k = 1; k < NC; k++) {
+			const cr_parallel_point *a = &pts[k - 1], *b = &pts[k];
+
+			if (!(b->aggregate_tokens_per_s > a->aggregate_tokens_per_s) ||
+			    !(b->per_seq_tokens_per_s <= a->per_seq_tokens_per_s) ||
+			    !(b->per_seq_tokens_per_s <= single.decode_tokens_per_s))
+				print_error("%s on %s: N=%u agg %.2f per-seq %.2f after N=%u agg %.2f per-seq %.2f\n",
+					    cases[i].model, cases[i].rig, b->n_seq, b->aggregate_tokens_per_s,
+					    b->per_seq_tokens_per_s, a->n_seq, a->aggregate_tokens_per_s,
+					    a->per_seq_tokens_per_s);
+			assert_true(b->aggregate_tokens_per_s > a->aggregate_tokens_per_s);
+			assert_true(b->per_seq_tokens_per_s <= a->per_seq_tokens_per_s);
+			assert_true(b->step_s >= a->step_s);
+			assert_int_equal(b->n_seq, counts[k]);
+			assert_int_equal(b->context_per_seq, o.n_ctx / counts[k]);
+			/* Aggregate is N x per-sequence. */
+			assert_true(b->aggregate_tokens_per_s > b->per_seq_tokens_per_s * b->n_seq * (1 - 1e-12));
+			assert_true(b->aggregate_tokens_per_s < b->per_seq_tokens_per_s * b->n_seq * (1 + 1e-12));
+			/* MoE: N tokens touch more experts; dense: none. */
+			if (cases[i].moe) {
+				assert_true(b->parts.expert_share > 0 && b->parts.expert_share < 1);
+				assert_true(b->parts.expert_union > a->parts.expert_union);
+			} else {
+				assert_true(b->parts.expert_share == 0);
+			}
+			/* Batched decisions: never fewer per second than one prompt at a time. */
+			if (pts[0].decisions_per_s > 0)
+				assert_true(b->decisions_per_s >= pts[0].decisions_per_s * (1 - 1e-9));
+			/* Latency of one decision grows with the load. */
+			assert_true(b->decision_latency_s >= a->decision_latency_s);
+		}
+	}
+}
+
+static void test_saturation(void **state)
+{
+	const cr_model *m = ts_model("llama-3.1-8b");
+	const cr_rig *r = cr_catalog_find_rig(ts_cat, "rtx4090");
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_error err = CR_ERROR_INIT;
+	cr_weights w;
+	uint32_t sat = 7;
+
+	(void)state;
+	cr_weights_preset(ts_quant("Q4_K_M"), &w);
+	o.n_ctx = 131072;
+	o.depth = 256; /* within every share up to 512 sequences: a fixed per-sequence cache */
+	assert_int_equal(cr_plan_saturation(m, &w, r, &o, &sat, &err), CR_OK);
+	/* The definition: the doubling from sat gains < 5 %, every earlier one >= 5 %. */
+	if (sat) {
+		uint32_t c[CR_PLAN_MAX_POINTS];
+		cr_parallel_point pts[CR_PLAN_MAX_POINTS];
+		size_t n = 0;
+
+		for (uint32_t k = 1; k <= 2 * sat; k *= 2)
+			c[n++] = k;
+		assert_int_equal(cr_plan_parallel(m, &w, r, &o, c, n, pts, &err), CR_OK);
+		assert_true(pts[n - 1].aggregate_tokens_per_s <
+			    pts[n - 2].aggregate_tokens_per_s * (1 + CR_PLAN_SATURATION_GAIN));
+		for (size_t k = 1; k + 1 < n; k++)
+			assert_true(pts[k].aggregate_tokens_per_s >=
+				    pts[k - 1].aggregate_tokens_per_s * (1 + CR_PLAN_SATURATION_GAIN));
+	} else {
+		print_error("no saturation found up to %u sequences\n", CR_PLAN_SATURATION_MAX);
+		fail();
+	}
+	/* A context of one padded stream: no doubling to try. */
+	o.n_ctx = 256;
+	o.depth = 0;
+	assert_int_equal(cr_plan_saturation(m, &w, r, &o, &sat, &err), CR_OK);
+	assert_int_equal(sat, 0);
+}
+
+static void test_errors(void **state)
+{
+	const cr_model *m = ts_model("llama-3.1-8b");
+	const cr_rig *r = cr_catalog_find_rig(ts_cat, "rtx4090");
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_parallel_point pts[2];
+	cr_error err = CR_ERROR_INIT;
+	uint32_t bad[] = { 1, 0 }, big[] = { 4097 }, sat;
+	cr_weights w;
+
+	(void)state;
+	cr_weights_preset(ts_quant("Q4_K_M"), &w);
+	assert_int_equal(cr_plan_parallel(m, &w, r, &o, bad, 2, pts, &err), CR_ERR_INVALID);
+	assert_non_null(strstr(err.message, "not 0"));
+	assert_int_equal(cr_plan_parallel(m, &w, r, &o, big, 1, pts, &err), CR_ERR_INVALID);
+	assert_int_equal(cr_plan_parallel(m, &w, r, &o, bad, 0, pts, &err), CR_ERR_INVALID);
+	assert_int_equal(cr_plan_parallel(m, &w, r, &o, bad, CR_PLAN_MAX_POINTS + 1, pts, &err), CR_ERR_INVALID);
+	assert_int_equal(cr_plan_parallel(NULL, &w, r, &o, bad, 1, pts, &err), CR_ERR_INVALID);
+	assert_int_equal(cr_plan_saturation(m, &w, r, &o, NULL, &err), CR_ERR_INVALID);
+	assert_int_equal(cr_plan_saturation(m, NULL, r, &o, &sat, &err), CR_ERR_INVALID);
+	/* The estimator's own errors pass through. */
+	o.n_ctx = 1u << 30;
+	assert_int_equal(cr_plan_parallel(m, &w, r, &o, bad, 1, pts, &err), CR_ERR_RANGE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_relations),
+		cmocka_unit_test(test_saturation),
+		cmocka_unit_test(test_errors),
+	};
+
+	return cmocka_run_group_tests(tests, ts_catalog_setup, ts_catalog_teardown);
+}
