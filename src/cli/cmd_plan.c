@@ -6,6 +6,7 @@
  * (include/clefrun/plan.h, docs/plans.md); this file parses and prints.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,7 +27,10 @@ static const char plan_summary[] =
 	"all sequences, each sequence's KV cache on its own), decisions per second with N\n"
 	"prompts prefilled together and the latency of one decision under that load. Below the\n"
 	"table, the count where aggregate decode stops growing: the first doubling that gains\n"
-	"less than 5 %. Exit 0 when every row fits, 3 when some row does not.";
+	"less than 5 %. Exit 0 when every row fits, 3 when some row does not.\n"
+	"--sweep n-cpu-moe (MoE) or --sweep gpu-layers: every --n-cpu-moe N (experts of the first N layers\n"
+	"in system RAM) or -ngl N with its VRAM, largest context and decode speed, and the least offload that\n"
+	"fits --ctx with its llama.cpp command line. Exit 3 when no setting fits.";
 
 typedef struct plan_cfg {
 	const char *model_id;
@@ -40,9 +44,16 @@ typedef struct plan_cfg {
 	cr_flash_attn fa;
 	const char *revision;
 	bool header_only, no_cache, offline;
+	int sweep;                 /* -1 none, else a cr_sweep_kind */
+	unsigned gpu_layers;
+	bool gpu_layers_given;
 	cli_format fmt;
 	cli_globals g;
 } plan_cfg;
+
+static const cli_enum_name sweep_names[] = {
+	{ "n-cpu-moe", CR_SWEEP_CPU_MOE }, { "gpu-layers", CR_SWEEP_GPU_LAYERS }, { NULL, 0 }
+};
 
 static const cli_opt_spec plan_opts[] = {
 	{ CLI_O_MODEL(plan_cfg, model_id),
@@ -65,6 +76,11 @@ static const cli_opt_spec plan_opts[] = {
 	  .hi = 65536, .help = "physical batch size, llama.cpp -ub (default 512)" },
 	{ .type = CLI_T_FLAG, .name = "kv-unified", .off = offsetof(plan_cfg, opts.kv_unified),
 	  .help = "one KV cache shared by the sequences (llama.cpp --kv-unified)" },
+	{ CLI_O_GPU_LAYERS(plan_cfg, gpu_layers), .seen = CLI_AT(plan_cfg, gpu_layers_given) },
+	{ CLI_O_CPU_MOE(plan_cfg, opts.cpu_moe) },
+	{ CLI_O_N_CPU_MOE(plan_cfg, opts.n_cpu_moe) },
+	{ .type = CLI_T_ENUM, .name = "sweep", .meta = "WHAT", .off = offsetof(plan_cfg, sweep), .names = sweep_names,
+	  .help = "instead: every n-cpu-moe (MoE) or gpu-layers value with VRAM, largest context and decode; the least offload that fits --ctx" },
 	{ CLI_O_FLASH_ATTN(plan_cfg, fa), .help = "on, off or auto (default auto, as llama.cpp resolves it)" },
 	{ CLI_O_REVISION(plan_cfg, revision), .help = "Hugging Face revision for hf: sources (default main)" },
 	{ CLI_O_HEADER_ONLY(plan_cfg, header_only), .help = "accept a GGUF file that holds the header only" },
@@ -297,6 +313,139 @@ static int render(const plan_cfg *c, const cr_model *m, const char *label, const
 	return EXIT_OK_;
 }
 
+/* Rows shown of a sweep: all up to 17, else every k-th, the recommended one and the last. */
+static bool sweep_shown(size_t i, size_t n, size_t rec)
+{
+	size_t step = n <= 17 ? 1 : (n + 15) / 16;
+
+	return i % step == 0 || i == rec || i + 1 == n;
+}
+
+static void sweep_command(char *buf, size_t cap, const plan_cfg *c, const cr_estimate_opts *o,
+			  const cr_sweep_point *p)
+{
+	snprintf(buf, cap, "llama-server -m MODEL.gguf -c %u%s%s%s%s%s %u", o->n_ctx,
+		 o->type_k != CR_KV_F16 ? " -ctk " : "", o->type_k != CR_KV_F16 ? cr_kv_type_name(o->type_k) : "",
+		 o->type_v != CR_KV_F16 ? " -ctv " : "", o->type_v != CR_KV_F16 ? cr_kv_type_name(o->type_v) : "",
+		 c->sweep == CR_SWEEP_CPU_MOE ? " -ngl 99 --n-cpu-moe" : " -ngl", p->value);
+}
+
+static int render_sweep(const plan_cfg *c, const cr_model *m, const char *label, const cr_rig *rig,
+			const cr_estimate_opts *o, const cr_sweep_point *pts, size_t n, size_t rec)
+{
+	static const char *const hdr[] = { "N", "VRAM", "SYSTEM RAM", "MAX CTX", "FITS", "DECODE t/s" };
+	static const bool right[] = { true, true, true, true, false, true };
+	static const char *const csv_hdr[] = { "value", "device_bytes", "host_bytes", "max_context", "fits",
+		"decode_tokens_per_s" };
+	const char *what = c->sweep == CR_SWEEP_CPU_MOE ? "n-cpu-moe" : "gpu-layers";
+	char ctxs[16], cmdline[160];
+	cli_table t;
+
+	if (c->fmt == FMT_JSON) {
+		cJSON *root = cJSON_CreateObject(), *arr;
+		char *s;
+
+		cJSON_AddStringToObject(root, "schema", "clefrun.plan-sweep/1");
+		cJSON_AddStringToObject(root, "model", m->id);
+		cJSON_AddStringToObject(root, "quant", label);
+		cJSON_AddStringToObject(root, "rig", rig->id);
+		cJSON_AddStringToObject(root, "sweep", what);
+		cJSON_AddNumberToObject(root, "context", o->n_ctx);
+		if (rec < n) {
+			cJSON_AddNumberToObject(root, "recommended", pts[rec].value);
+			sweep_command(cmdline, sizeof(cmdline), c, o, &pts[rec]);
+			cJSON_AddStringToObject(root, "command", cmdline);
+		} else {
+			cJSON_AddNullToObject(root, "recommended");
+			cJSON_AddNullToObject(root, "command");
+		}
+		arr = cJSON_AddArrayToObject(root, "points");
+		for (size_t i = 0; i < n; i++) {
+			const cr_estimate *e = &pts[i].estimate;
+			cJSON *x = cJSON_CreateObject();
+
+			cJSON_AddNumberToObject(x, "value", pts[i].value);
+			cJSON_AddNumberToObject(x, "device_bytes", (double)e->memory.device_bytes);
+			cJSON_AddNumberToObject(x, "host_bytes", (double)e->memory.host_bytes);
+			if (e->max_context)
+				cJSON_AddNumberToObject(x, "max_context", e->max_context);
+			else
+				cJSON_AddNullToObject(x, "max_context");
+			cJSON_AddBoolToObject(x, "fits", e->fits);
+			cli_json_rate(x, "decode_tokens_per_s", e->decode_tokens_per_s, 100);
+			cJSON_AddItemToArray(arr, x);
+		}
+		s = cli_json_print(root);
+		cJSON_Delete(root);
+		if (!s || cli_puts_json(s)) {
+			free(s);
+			fprintf(stderr, "clefrun: out of memory\n");
+			return EXIT_ERROR;
+		}
+		free(s);
+		return rec < n ? EXIT_OK_ : EXIT_NOFIT;
+	}
+	cli_table_init(&t, 6, c->fmt == FMT_CSV ? csv_hdr : hdr, c->fmt == FMT_CSV ? NULL : right);
+	for (size_t i = 0; i < n; i++) {
+		const cr_estimate *e = &pts[i].estimate;
+		char v[6][48];
+		const char *cells[6];
+
+		if (c->fmt != FMT_CSV && !sweep_shown(i, n, rec))
+			continue;
+		snprintf(v[0], 48, "%u", pts[i].value);
+		if (c->fmt == FMT_CSV) {
+			snprintf(v[1], 48, "%llu", (unsigned long long)e->memory.device_bytes);
+			snprintf(v[2], 48, "%llu", (unsigned long long)e->memory.host_bytes);
+			if (e->max_context)
+				snprintf(v[3], 48, "%u", e->max_context);
+			else
+				v[3][0] = '\0';
+			snprintf(v[5], 48, "%.2f", e->decode_tokens_per_s);
+			if (!(e->decode_tokens_per_s > 0))
+				v[5][0] = '\0';
+		} else {
+			cli_fmt_mem(v[1], 48, (double)e->memory.device_bytes);
+			cli_fmt_mem(v[2], 48, (double)e->memory.host_bytes);
+			if (e->max_context)
+				cli_fmt_ctx(v[3], 48, e->max_context);
+			else
+				snprintf(v[3], 48, "-");
+			cli_fmt_rate(v[5], 48, e->decode_tokens_per_s);
+		}
+		snprintf(v[4], 48, "%s%s", e->fits ? "yes" : "no", c->fmt != FMT_CSV && i == rec ? " <" : "");
+		for (int k = 0; k < 6; k++)
+			cells[k] = v[k];
+		cli_table_add(&t, cells);
+	}
+	cli_fmt_ctx(ctxs, sizeof(ctxs), o->n_ctx);
+	if (!cli_quiet() && c->fmt != FMT_CSV)
+		printf("%s%s %s on %s (%s)%s: %s, %s context\n\n", c->fmt == FMT_MARKDOWN ? "**" : "",
+		       cli_safe(m->id), cli_safe(label), cli_safe(rig->name), cli_safe(rig->id),
+		       c->fmt == FMT_MARKDOWN ? "**" : "",
+		       c->sweep == CR_SWEEP_CPU_MOE ? "experts of the first N layers in system RAM (--n-cpu-moe N)"
+						    : "N layers on the GPUs, the rest in system RAM (-ngl N)",
+		       ctxs);
+	cli_table_render(&t, c->fmt, stdout);
+	cli_table_free(&t);
+	if (cli_quiet() || c->fmt == FMT_CSV)
+		return rec < n ? EXIT_OK_ : EXIT_NOFIT;
+	printf("\n");
+	if (rec < n) {
+		sweep_command(cmdline, sizeof(cmdline), c, o, &pts[rec]);
+		printf("Recommended: --%s %u, the %s that fits a %s context (<):\n  %s\n", what, pts[rec].value,
+		       c->sweep == CR_SWEEP_CPU_MOE ? "fewest layers' experts in system RAM"
+						    : "most layers on the GPUs",
+		       ctxs, cmdline);
+	} else {
+		printf("No setting fits the %s context.\n", ctxs);
+	}
+	if (n > 17)
+		printf("One row in %zu shown, with the recommended one and the last (--format csv lists all %zu).\n",
+		       (n + 15) / 16, n);
+	return rec < n ? EXIT_OK_ : EXIT_NOFIT;
+}
+
 int cmd_plan(const cli_globals *g, int argc, char **argv)
 {
 	plan_cfg c;
@@ -322,10 +471,11 @@ int cmd_plan(const cli_globals *g, int argc, char **argv)
 	c.opts = defaults;
 	c.kv_k = c.kv_v = CR_KV_F16;
 	c.fa = CR_FA_AUTO;
+	c.sweep = -1;
 	rc = cli_parse(&plan_cmd, argc, argv, &c);
 	if (rc)
 		return rc < 0 ? EXIT_OK_ : rc;
-	if ((rc = parse_counts(c.parallel ? c.parallel : "1,2,4,8,16,32", counts, &n)))
+	if ((rc = parse_counts(c.parallel ? c.parallel : c.sweep >= 0 ? "1" : "1,2,4,8,16,32", counts, &n)))
 		return rc;
 	if (!(cat = cli_open_catalog(&c.g)))
 		return EXIT_ERROR;
@@ -363,6 +513,8 @@ int cmd_plan(const cli_globals *g, int argc, char **argv)
 		snprintf(label, sizeof(label), "%s", q->id);
 	}
 	req.opts = c.opts;
+	if (c.gpu_layers_given)
+		req.opts.gpu_layers = (int32_t)c.gpu_layers;
 	req.opts.type_k = c.kv_k;
 	req.opts.type_v = c.kv_v;
 	req.n_ctx = c.ctx_given ? c.ctx : 0;
@@ -370,6 +522,31 @@ int cmd_plan(const cli_globals *g, int argc, char **argv)
 	if ((s = cr_estimate_resolve_opts(&cm->model, rig, &req, &set, &err))) {
 		cli_request_error(&set, &cm->model, s, &err);
 		rc = cli_exit_for_status(s);
+		goto out;
+	}
+	if (c.sweep >= 0) {
+		cr_sweep_point *sw;
+		size_t ns = 0, rec = SIZE_MAX;
+
+		if (n != 1) {
+			fprintf(stderr, "clefrun plan: --sweep takes one --parallel count (the sequences of every row)\n");
+			goto out;
+		}
+		set.opts.n_seq = counts[0];
+		if (!(sw = calloc(CR_PLAN_SWEEP_MAX, sizeof(*sw)))) {
+			fprintf(stderr, "clefrun: out of memory\n");
+			rc = EXIT_ERROR;
+			goto out;
+		}
+		s = cr_plan_sweep(&cm->model, &w, rig, &set.opts, (cr_sweep_kind)c.sweep, sw, CR_PLAN_SWEEP_MAX, &ns,
+				  &rec, &err);
+		if (s) {
+			cli_estimate_error(&err);
+			rc = cli_exit_for_status(s);
+		} else {
+			rc = render_sweep(&c, &cm->model, label, rig, &set.opts, sw, ns, rec);
+		}
+		free(sw);
 		goto out;
 	}
 	if ((s = cr_plan_parallel(&cm->model, &w, rig, &set.opts, counts, n, pts, &err)) ||

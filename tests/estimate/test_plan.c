@@ -162,12 +162,103 @@ static void test_errors(void **state)
 	assert_int_equal(cr_plan_parallel(m, &w, r, &o, bad, 1, pts, &err), CR_ERR_RANGE);
 }
 
+/* --n-cpu-moe: 0 is no offload, all layers is --cpu-moe; VRAM never grows and
+ * system RAM never shrinks as layers' experts move; the recommended point is
+ * the first that fits. -ngl likewise, counted down. */
+static void test_sweeps(void **state)
+{
+	static const char *const rigs[] = { "epyc-ddr4-3200-2x3090", "custom" };
+	cr_rig custom;
+	cr_error err = CR_ERROR_INIT;
+
+	(void)state;
+	/* One 24 GiB GPU and 128 GiB of RAM, built as the catalog's rig records are. */
+	custom = *cr_catalog_find_rig(ts_cat, "epyc-ddr4-3200-2x3090");
+	for (unsigned g = 0; g < custom.n_devices; g++)
+		if (custom.devices[g].kind != CR_MEM_SYSTEM)
+			custom.devices[g].count = 1;
+	for (size_t ri = 0; ri < 2; ri++) {
+		const cr_rig *r = ri ? &custom : cr_catalog_find_rig(ts_cat, rigs[ri]);
+		static const struct {
+			const char *model, *quant;
+			cr_sweep_kind kind;
+		} rows[] = {
+			{ "gpt-oss-120b", "MXFP4", CR_SWEEP_CPU_MOE },
+			{ "qwen3-30b-a3b", "Q4_K_M", CR_SWEEP_CPU_MOE },
+			{ "llama-3.1-70b", "Q4_K_M", CR_SWEEP_GPU_LAYERS },
+			{ "gpt-oss-120b", "MXFP4", CR_SWEEP_GPU_LAYERS },
+		};
+
+		for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+			const cr_model *m = ts_model(rows[i].model);
+			static cr_sweep_point pts[CR_PLAN_SWEEP_MAX];
+			cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+			cr_estimate all;
+			cr_weights w;
+			size_t n, rec;
+
+			cr_weights_preset(ts_quant(rows[i].quant), &w);
+			o.n_ctx = 32768;
+			assert_int_equal(cr_plan_sweep(m, &w, r, &o, rows[i].kind, pts, CR_PLAN_SWEEP_MAX, &n, &rec,
+						       &err), CR_OK);
+			assert_int_equal(n, m->n_layers + 1);
+			for (size_t k = 0; k < n; k++) {
+				assert_int_equal(pts[k].value, rows[i].kind == CR_SWEEP_CPU_MOE ? k : m->n_layers - k);
+				/* Nothing before the recommended point fits; it does. */
+				if (rec == SIZE_MAX || k < rec)
+					assert_false(pts[k].estimate.fits);
+				else if (k == rec)
+					assert_true(pts[k].estimate.fits);
+				if (k && !(pts[k].estimate.memory.device_bytes <= pts[k - 1].estimate.memory.device_bytes)) {
+					print_error("%s sweep %d: VRAM %llu at %u after %llu\n", rows[i].model, rows[i].kind,
+						    (unsigned long long)pts[k].estimate.memory.device_bytes, pts[k].value,
+						    (unsigned long long)pts[k - 1].estimate.memory.device_bytes);
+					fail();
+				}
+				if (k)
+					assert_true(pts[k].estimate.memory.host_bytes >= pts[k - 1].estimate.memory.host_bytes);
+			}
+			if (rows[i].kind == CR_SWEEP_CPU_MOE) {
+				/* Every layer's experts is --cpu-moe, to the byte and the token/s. */
+				o.cpu_moe = true;
+				o.gpu_layers = (int32_t)m->n_layers;
+				assert_int_equal(cr_estimate_run_weights(m, &w, r, &o, &all, &err), CR_OK);
+				assert_true(all.memory.device_bytes == pts[n - 1].estimate.memory.device_bytes);
+				assert_true(all.memory.host_bytes == pts[n - 1].estimate.memory.host_bytes);
+				assert_true(all.decode_tokens_per_s == pts[n - 1].estimate.decode_tokens_per_s);
+				/* n_cpu_moe 0 with every layer on the GPUs: no expert in RAM. */
+				o.cpu_moe = false;
+				assert_int_equal(cr_estimate_run_weights(m, &w, r, &o, &all, &err), CR_OK);
+				assert_true(all.memory.device_bytes == pts[0].estimate.memory.device_bytes);
+			}
+		}
+	}
+	/* A dense model has no experts to move. */
+	{
+		static cr_sweep_point pts[CR_PLAN_SWEEP_MAX];
+		cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+		cr_weights w;
+		size_t n, rec;
+
+		cr_weights_preset(ts_quant("Q4_K_M"), &w);
+		assert_int_equal(cr_plan_sweep(ts_model("llama-3.1-70b"), &w,
+					       cr_catalog_find_rig(ts_cat, "epyc-ddr4-3200-2x3090"), &o, CR_SWEEP_CPU_MOE,
+					       pts, CR_PLAN_SWEEP_MAX, &n, &rec, &err),
+				 CR_ERR_UNSUPPORTED);
+		assert_int_equal(cr_plan_sweep(ts_model("llama-3.1-70b"), &w,
+					       cr_catalog_find_rig(ts_cat, "epyc-ddr4-3200-2x3090"), &o,
+					       CR_SWEEP_GPU_LAYERS, pts, 10, &n, &rec, &err),
+				 CR_ERR_INVALID);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_relations),
 		cmocka_unit_test(test_saturation),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_sweeps),
 	};
 
 	return cmocka_run_group_tests(tests, ts_catalog_setup, ts_catalog_teardown);

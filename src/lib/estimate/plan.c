@@ -8,6 +8,7 @@
 #include "clefrun/plan.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "util.h"
@@ -166,6 +167,48 @@ int cr_plan_saturation(const cr_model *m, const cr_weights *w, const cr_rig *r,
 			return CR_OK;
 		}
 		a = b;
+	}
+	return CR_OK;
+}
+
+int cr_plan_sweep(const cr_model *m, const cr_weights *w, const cr_rig *r, const cr_estimate_opts *o,
+		  cr_sweep_kind kind, cr_sweep_point *out, size_t cap, size_t *n, size_t *rec,
+		  cr_error *err)
+{
+	cr_estimate_opts at;
+	int rc;
+
+	if (n)
+		*n = 0;
+	if (rec)
+		*rec = SIZE_MAX;
+	if (!m || !w || !r || !o || !out || !n || !rec)
+		return cr_seterr(err, CR_ERR_INVALID, "sweep: missing model, weights, rig, options or output");
+	if (!m->n_layers || m->n_layers > CR_MAX_LAYERS)
+		return cr_seterr(err, CR_ERR_INVALID, "model %s: incomplete architecture", m->id);
+	if (cap < (size_t)m->n_layers + 1)
+		return cr_seterr(err, CR_ERR_INVALID, "sweep: room for %zu points, %u needed", cap,
+				 m->n_layers + 1);
+	at = *o;
+	at.cpu_moe = false;
+	at.n_cpu_moe = 0;
+	at.gpu_layers = -1;
+	for (uint32_t i = 0; i <= m->n_layers; i++) {
+		cr_sweep_point *p = &out[i];
+
+		/* Expert offload keeps every layer on the GPUs (llama.cpp -ngl 99
+		 * --n-cpu-moe N), not the auto-fit's spill of whole layers. */
+		if (kind == CR_SWEEP_CPU_MOE) {
+			at.n_cpu_moe = p->value = i;
+			at.gpu_layers = (int32_t)m->n_layers;
+		} else {
+			at.gpu_layers = (int32_t)(p->value = m->n_layers - i);
+		}
+		if ((rc = cr_estimate_run_weights(m, w, r, &at, &p->estimate, err)))
+			return rc;
+		if (*rec == SIZE_MAX && p->estimate.fits)
+			*rec = i;
+		*n = i + 1;
 	}
 	return CR_OK;
 }
