@@ -155,6 +155,48 @@ int cr_plan_sweep(const cr_model *model, const cr_weights *w, const cr_rig *rig,
 		  const cr_estimate_opts *opts, cr_sweep_kind kind, cr_sweep_point *out, size_t cap,
 		  size_t *n, size_t *recommended, cr_error *err);
 
+/** A change that makes a row fit, in the order cr_plan_fixes lists them (docs/plans.md). */
+typedef enum cr_fix_kind {
+	CR_FIX_KV_Q8 = 0,   /**< K and V cache in q8_0 (needs flash attention) */
+	CR_FIX_N_CPU_MOE,   /**< the smallest --n-cpu-moe N, every layer on the GPUs (MoE) */
+	CR_FIX_GPU_LAYERS,  /**< the largest -ngl N */
+	CR_FIX_QUANT,       /**< the largest smaller preset (a catalog model's preset weights only) */
+	CR_FIX_KV_Q4,       /**< K and V cache in q4_0 (needs flash attention) */
+	CR_FIX_FEWER_SLOTS, /**< the most parallel sequences that fit, each keeping its context */
+	CR_FIX_CONTEXT,     /**< the largest context that fits (of at least 512 tokens) */
+	CR_FIX_COUNT
+} cr_fix_kind;
+
+/** One change and the estimate it gives. */
+typedef struct cr_fix {
+	cr_fix_kind kind;
+	cr_estimate_opts opts;  /**< the options with the change made */
+	const cr_quant *quant;  /**< CR_FIX_QUANT: the preset (borrowed from the caller's list); else NULL */
+	cr_estimate estimate;   /**< at opts (and quant): fits with the headroom (not tight) */
+} cr_fix;
+
+/** "kv-q8_0", "n-cpu-moe", "gpu-layers", "quant", "kv-q4_0", "parallel", "context". */
+const char *cr_fix_kind_name(cr_fix_kind k);
+
+/**
+ * What to change to make @p model with @p w fit @p rig with room to spare
+ * (fits, and not tight): at most one candidate per cr_fix_kind, the least
+ * change of that kind that does it, in cr_fix_kind order: what costs neither
+ * quality nor speed first (q8_0 KV), then speed (expert or layer offload),
+ * then quality (a smaller quant, q4_0 KV), then capability (fewer slots, a
+ * shorter context). A kind that does not apply (expert offload of a dense
+ * model, offload on a rig without GPUs and system RAM, a quant for exact
+ * weights, a KV type already in use, one slot) or that no setting of makes
+ * fit is left out. @p quants (@p nq of them, may be 0) are the presets a
+ * smaller quant is chosen from; @p now receives the estimate at @p opts.
+ * @param out receives *n fixes, at most @p cap (CR_FIX_COUNT suffices).
+ * @return 0 (also when the row fits already: *n = 0); CR_ERR_INVALID for
+ *   NULL arguments; errors of cr_estimate_run_weights for @p opts itself.
+ */
+int cr_plan_fixes(const cr_model *model, const cr_weights *w, const cr_rig *rig,
+		  const cr_estimate_opts *opts, const cr_quant *const *quants, size_t nq, cr_fix *out,
+		  size_t cap, size_t *n, cr_estimate *now, cr_error *err);
+
 #ifdef __cplusplus
 }
 #endif

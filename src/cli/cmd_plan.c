@@ -30,7 +30,11 @@ static const char plan_summary[] =
 	"less than 5 %. Exit 0 when every row fits, 3 when some row does not.\n"
 	"--sweep n-cpu-moe (MoE) or --sweep gpu-layers: every --n-cpu-moe N (experts of the first N layers\n"
 	"in system RAM) or -ngl N with its VRAM, largest context and decode speed, and the least offload that\n"
-	"fits --ctx with its llama.cpp command line. Exit 3 when no setting fits.";
+	"fits --ctx with its llama.cpp command line. Exit 3 when no setting fits.\n"
+	"--fixes: for a row that does not fit or is tight, the cheapest changes that make it fit with room\n"
+	"to spare (q8_0 KV, --n-cpu-moe, -ngl, a smaller quant, q4_0 KV, fewer slots, a shorter context),\n"
+	"each with memory, largest context, decode speed and the llama-server command line. Exit 3 when\n"
+	"the row does not fit and no change helps.";
 
 typedef struct plan_cfg {
 	const char *model_id;
@@ -45,6 +49,7 @@ typedef struct plan_cfg {
 	const char *revision;
 	bool header_only, no_cache, offline;
 	int sweep;                 /* -1 none, else a cr_sweep_kind */
+	bool fixes;
 	unsigned gpu_layers;
 	bool gpu_layers_given;
 	cli_format fmt;
@@ -81,6 +86,8 @@ static const cli_opt_spec plan_opts[] = {
 	{ CLI_O_N_CPU_MOE(plan_cfg, opts.n_cpu_moe) },
 	{ .type = CLI_T_ENUM, .name = "sweep", .meta = "WHAT", .off = offsetof(plan_cfg, sweep), .names = sweep_names,
 	  .help = "instead: every n-cpu-moe (MoE) or gpu-layers value with VRAM, largest context and decode; the least offload that fits --ctx" },
+	{ .type = CLI_T_FLAG, .name = "fixes", .off = offsetof(plan_cfg, fixes),
+	  .help = "instead: what to change to make the row fit with room to spare, each with its effect and llama.cpp command line" },
 	{ CLI_O_FLASH_ATTN(plan_cfg, fa), .help = "on, off or auto (default auto, as llama.cpp resolves it)" },
 	{ CLI_O_REVISION(plan_cfg, revision), .help = "Hugging Face revision for hf: sources (default main)" },
 	{ CLI_O_HEADER_ONLY(plan_cfg, header_only), .help = "accept a GGUF file that holds the header only" },
@@ -446,6 +453,173 @@ static int render_sweep(const plan_cfg *c, const cr_model *m, const char *label,
 	return rec < n ? EXIT_OK_ : EXIT_NOFIT;
 }
 
+/* The llama-server command line of options @p o (with @p quant's file when the fix changes it). */
+static void server_command(char *buf, size_t cap, const cr_model *m, const cr_estimate_opts *o,
+			   const cr_quant *quant)
+{
+	char np[24] = "", ngl[24] = "", moe[32] = "", kv[48] = "";
+
+	if (o->n_seq > 1)
+		snprintf(np, sizeof(np), " -np %u", o->n_seq);
+	if (o->gpu_layers >= 0)
+		snprintf(ngl, sizeof(ngl), " -ngl %d", o->gpu_layers);
+	if (o->cpu_moe)
+		snprintf(moe, sizeof(moe), " --cpu-moe");
+	else if (o->n_cpu_moe)
+		snprintf(moe, sizeof(moe), " --n-cpu-moe %u", o->n_cpu_moe);
+	if (o->type_k != CR_KV_F16 || o->type_v != CR_KV_F16)
+		snprintf(kv, sizeof(kv), " -ctk %s -ctv %s -fa on", cr_kv_type_name(o->type_k),
+			 cr_kv_type_name(o->type_v));
+	snprintf(buf, cap, "llama-server -m %s%s%s.gguf -c %u%s%s%s%s%s", quant ? cli_safe(m->id) : "MODEL",
+		 quant ? "-" : "", quant ? cli_safe(quant->id) : "", o->n_ctx, np, ngl, moe, kv,
+		 o->kv_unified ? " --kv-unified" : "");
+}
+
+static void fix_change(char *buf, size_t cap, const cr_fix *f)
+{
+	char ctxs[16];
+
+	cli_fmt_ctx(ctxs, sizeof(ctxs), f->opts.n_ctx);
+	switch (f->kind) {
+	case CR_FIX_KV_Q8:
+	case CR_FIX_KV_Q4:
+		snprintf(buf, cap, "--kv-type %s", cr_kv_type_name(f->opts.type_k));
+		break;
+	case CR_FIX_N_CPU_MOE:
+		snprintf(buf, cap, "--n-cpu-moe %u", f->opts.n_cpu_moe);
+		break;
+	case CR_FIX_GPU_LAYERS:
+		snprintf(buf, cap, "--gpu-layers %d", f->opts.gpu_layers);
+		break;
+	case CR_FIX_QUANT:
+		snprintf(buf, cap, "--quant %s", f->quant ? f->quant->id : "?");
+		break;
+	case CR_FIX_FEWER_SLOTS:
+		snprintf(buf, cap, "--parallel %u --ctx %s", f->opts.n_seq, ctxs);
+		break;
+	default:
+		snprintf(buf, cap, "--ctx %s", ctxs);
+		break;
+	}
+}
+
+static int render_fixes(const plan_cfg *c, const cr_model *m, const char *label, const cr_rig *rig,
+			const cr_estimate_opts *o, const cr_estimate *now, const cr_fix *fx, size_t n)
+{
+	static const char *const hdr[] = { "CHANGE", "MEMORY / USABLE", "MAX CTX", "DECODE t/s", "COMMAND" };
+	static const bool right[] = { false, true, true, true, false };
+	static const char *const csv_hdr[] = { "kind", "change", "total_bytes", "available_bytes", "max_context",
+		"decode_tokens_per_s", "command" };
+	char ctxs[16], used[24], avail[24], cmdline[256];
+	bool csv = c->fmt == FMT_CSV;
+	cli_table t;
+
+	if (c->fmt == FMT_JSON) {
+		cJSON *root = cJSON_CreateObject(), *arr, *cur;
+		char *s;
+
+		cJSON_AddStringToObject(root, "schema", "clefrun.plan-fixes/1");
+		cJSON_AddStringToObject(root, "model", m->id);
+		cJSON_AddStringToObject(root, "quant", label);
+		cJSON_AddStringToObject(root, "rig", rig->id);
+		cJSON_AddNumberToObject(root, "context", o->n_ctx);
+		cur = cJSON_AddObjectToObject(root, "current");
+		cJSON_AddBoolToObject(cur, "fits", now->fits);
+		cJSON_AddStringToObject(cur, "tier", cr_tier_name(now->tier));
+		cJSON_AddNumberToObject(cur, "total_bytes", (double)now->memory.total_bytes);
+		cJSON_AddNumberToObject(cur, "available_bytes", (double)now->memory.available_bytes);
+		if (now->max_context)
+			cJSON_AddNumberToObject(cur, "max_context", now->max_context);
+		else
+			cJSON_AddNullToObject(cur, "max_context");
+		arr = cJSON_AddArrayToObject(root, "fixes");
+		for (size_t i = 0; i < n; i++) {
+			cJSON *x = cJSON_CreateObject();
+
+			fix_change(cmdline, sizeof(cmdline), &fx[i]);
+			cJSON_AddStringToObject(x, "kind", cr_fix_kind_name(fx[i].kind));
+			cJSON_AddStringToObject(x, "change", cmdline);
+			cJSON_AddNumberToObject(x, "total_bytes", (double)fx[i].estimate.memory.total_bytes);
+			cJSON_AddNumberToObject(x, "device_bytes", (double)fx[i].estimate.memory.device_bytes);
+			cJSON_AddNumberToObject(x, "available_bytes", (double)fx[i].estimate.memory.available_bytes);
+			cJSON_AddNumberToObject(x, "max_context", fx[i].estimate.max_context);
+			cli_json_rate(x, "decode_tokens_per_s", fx[i].estimate.decode_tokens_per_s, 100);
+			cJSON_AddStringToObject(x, "tier", cr_tier_name(fx[i].estimate.tier));
+			server_command(cmdline, sizeof(cmdline), m, &fx[i].opts, fx[i].quant);
+			cJSON_AddStringToObject(x, "command", cmdline);
+			cJSON_AddItemToArray(arr, x);
+		}
+		s = cli_json_print(root);
+		cJSON_Delete(root);
+		if (!s || cli_puts_json(s)) {
+			free(s);
+			fprintf(stderr, "clefrun: out of memory\n");
+			return EXIT_ERROR;
+		}
+		free(s);
+		return now->fits || n ? EXIT_OK_ : EXIT_NOFIT;
+	}
+	cli_fmt_ctx(ctxs, sizeof(ctxs), o->n_ctx);
+	cli_fmt_mem(used, sizeof(used), (double)now->memory.total_bytes);
+	cli_fmt_mem(avail, sizeof(avail), (double)now->memory.available_bytes);
+	if (!cli_quiet() && !csv) {
+		printf("%s%s %s on %s (%s)%s at %s context: %s (%s of %s usable)\n\n",
+		       c->fmt == FMT_MARKDOWN ? "**" : "", cli_safe(m->id), cli_safe(label), cli_safe(rig->name),
+		       cli_safe(rig->id), c->fmt == FMT_MARKDOWN ? "**" : "", ctxs,
+		       !now->fits ? "does not fit" : now->tier == CR_TIER_TIGHT ? "tight" : "fits with room to spare",
+		       used, avail);
+	}
+	if (!n) {
+		if (!csv)
+			printf(now->fits && now->tier != CR_TIER_TIGHT ? "Nothing to change.\n"
+								       : "No single change makes it fit.\n");
+		else {
+			cli_table_init(&t, 7, csv_hdr, NULL);
+			cli_table_render(&t, c->fmt, stdout);
+			cli_table_free(&t);
+		}
+		return now->fits ? EXIT_OK_ : EXIT_NOFIT;
+	}
+	cli_table_init(&t, csv ? 7 : 5, csv ? csv_hdr : hdr, csv ? NULL : right);
+	for (size_t i = 0; i < n; i++) {
+		const cr_estimate *e = &fx[i].estimate;
+		char v[7][256];
+		const char *cells[7];
+
+		fix_change(v[1], sizeof(v[1]), &fx[i]);
+		server_command(v[6], sizeof(v[6]), m, &fx[i].opts, fx[i].quant);
+		if (csv) {
+			snprintf(v[0], sizeof(v[0]), "%s", cr_fix_kind_name(fx[i].kind));
+			snprintf(v[2], sizeof(v[2]), "%llu", (unsigned long long)e->memory.total_bytes);
+			snprintf(v[3], sizeof(v[3]), "%llu", (unsigned long long)e->memory.available_bytes);
+			snprintf(v[4], sizeof(v[4]), "%u", e->max_context);
+			snprintf(v[5], sizeof(v[5]), "%.2f", e->decode_tokens_per_s);
+			for (int k = 0; k < 7; k++)
+				cells[k] = v[k];
+		} else {
+			cli_fmt_mem(used, sizeof(used), (double)e->memory.total_bytes);
+			cli_fmt_mem(avail, sizeof(avail), (double)e->memory.available_bytes);
+			snprintf(v[2], sizeof(v[2]), "%s / %s", used, avail);
+			cli_fmt_ctx(v[4], sizeof(v[4]), e->max_context);
+			snprintf(v[5], sizeof(v[5]), "%s", "");
+			cli_fmt_rate(v[5], sizeof(v[5]), e->decode_tokens_per_s);
+			cells[0] = v[1];
+			cells[1] = v[2];
+			cells[2] = v[4];
+			cells[3] = v[5];
+			cells[4] = v[6];
+		}
+		cli_table_add(&t, cells);
+	}
+	cli_table_render(&t, c->fmt, stdout);
+	cli_table_free(&t);
+	if (!cli_quiet() && !csv)
+		printf("\nCheapest first: what costs no quality or speed (q8_0 KV), then speed (offload), then\n"
+		       "quality (a smaller quant, q4_0 KV), then capability (fewer slots, a shorter context).\n"
+		       "MODEL.gguf stands for the model's file (docs/plans.md).\n");
+	return EXIT_OK_;
+}
+
 int cmd_plan(const cli_globals *g, int argc, char **argv)
 {
 	plan_cfg c;
@@ -475,7 +649,8 @@ int cmd_plan(const cli_globals *g, int argc, char **argv)
 	rc = cli_parse(&plan_cmd, argc, argv, &c);
 	if (rc)
 		return rc < 0 ? EXIT_OK_ : rc;
-	if ((rc = parse_counts(c.parallel ? c.parallel : c.sweep >= 0 ? "1" : "1,2,4,8,16,32", counts, &n)))
+	if ((rc = parse_counts(c.parallel ? c.parallel : c.sweep >= 0 || c.fixes ? "1" : "1,2,4,8,16,32", counts,
+			       &n)))
 		return rc;
 	if (!(cat = cli_open_catalog(&c.g)))
 		return EXIT_ERROR;
@@ -522,6 +697,34 @@ int cmd_plan(const cli_globals *g, int argc, char **argv)
 	if ((s = cr_estimate_resolve_opts(&cm->model, rig, &req, &set, &err))) {
 		cli_request_error(&set, &cm->model, s, &err);
 		rc = cli_exit_for_status(s);
+		goto out;
+	}
+	if (c.fixes) {
+		cr_fix fx[CR_FIX_COUNT];
+		cr_estimate now;
+		const cr_quant **qs = NULL;
+		size_t nf = 0, nq = cr_catalog_quant_count(cat);
+
+		if (n != 1 || c.sweep >= 0) {
+			fprintf(stderr, "clefrun plan: --fixes takes one --parallel count and no --sweep\n");
+			goto out;
+		}
+		set.opts.n_seq = counts[0];
+		if (!(qs = calloc(nq + 1, sizeof(*qs)))) {
+			fprintf(stderr, "clefrun: out of memory\n");
+			rc = EXIT_ERROR;
+			goto out;
+		}
+		for (size_t i = 0; i < nq; i++)
+			qs[i] = cr_catalog_quant_at(cat, i);
+		s = cr_plan_fixes(&cm->model, &w, rig, &set.opts, qs, nq, fx, CR_FIX_COUNT, &nf, &now, &err);
+		free(qs);
+		if (s) {
+			cli_estimate_error(&err);
+			rc = cli_exit_for_status(s);
+		} else {
+			rc = render_fixes(&c, &cm->model, label, rig, &set.opts, &now, fx, nf);
+		}
 		goto out;
 	}
 	if (c.sweep >= 0) {

@@ -31,6 +31,9 @@ static const struct {
 	{ "clef-flash", "Q4_K_M", "rtx3090", false },      /* hybrid linear attention */
 };
 
+/* Room for the catalog's quant presets (21 today). */
+#define CR_CATALOG_MAX_QUANTS_TEST 64
+
 static const uint32_t counts[] = { 1, 2, 4, 8, 16, 32 };
 #define NC (sizeof(counts) / sizeof(counts[0]))
 
@@ -252,6 +255,90 @@ static void test_sweeps(void **state)
 	}
 }
 
+/* Fixes: each one is the estimator at its options (fits with room), kinds in
+ * order, none for a row that fits already, and each the least change of its
+ * kind (one step less of it does not do). */
+static void test_fixes(void **state)
+{
+	static const struct {
+		const char *model, *quant, *rig;
+		uint32_t ctx, n_seq;
+		int32_t ngl;
+		size_t min_fixes;
+	} rows[] = {
+		{ "llama-3.1-8b", "Q8_0", "rtx4090", 131072, 1, -1, 3 },       /* KV q8_0, quant, context */
+		{ "gpt-oss-120b", "MXFP4", "epyc-ddr4-3200-2x3090", 131072, 4, 36, 1 },
+		{ "llama-3.1-70b", "Q4_K_M", "2x3090", 65536, 2, -1, 2 },
+		{ "llama-3.1-8b", "Q4_K_M", "rtx4090", 8192, 1, -1, 0 },       /* fits already */
+	};
+	const cr_quant *qs[CR_CATALOG_MAX_QUANTS_TEST];
+	size_t nq = cr_catalog_quant_count(ts_cat);
+
+	(void)state;
+	assert_true(nq <= CR_CATALOG_MAX_QUANTS_TEST);
+	for (size_t i = 0; i < nq; i++)
+		qs[i] = cr_catalog_quant_at(ts_cat, i);
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const cr_model *m = ts_model(rows[i].model);
+		const cr_rig *r = cr_catalog_find_rig(ts_cat, rows[i].rig);
+		cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+		cr_error err = CR_ERROR_INIT;
+		cr_fix fx[CR_FIX_COUNT];
+		cr_estimate now, again;
+		cr_weights w;
+		size_t n;
+
+		assert_non_null(r);
+		cr_weights_preset(ts_quant(rows[i].quant), &w);
+		o.n_ctx = rows[i].ctx;
+		o.n_seq = rows[i].n_seq;
+		o.gpu_layers = rows[i].ngl;
+		assert_int_equal(cr_plan_fixes(m, &w, r, &o, qs, nq, fx, CR_FIX_COUNT, &n, &now, &err), CR_OK);
+		if (n < rows[i].min_fixes)
+			print_error("%s on %s: %zu fixes, want >= %zu\n", rows[i].model, rows[i].rig, n, rows[i].min_fixes);
+		assert_true(n >= rows[i].min_fixes);
+		if (!rows[i].min_fixes) {
+			assert_int_equal(n, 0);
+			assert_true(now.fits && now.tier != CR_TIER_TIGHT);
+			continue;
+		}
+		assert_false(now.fits && now.tier != CR_TIER_TIGHT);
+		for (size_t k = 0; k < n; k++) {
+			cr_weights fw = w;
+
+			if (k)
+				assert_true(fx[k].kind > fx[k - 1].kind);
+			if (fx[k].kind == CR_FIX_QUANT) {
+				assert_non_null(fx[k].quant);
+				assert_true(fx[k].quant->bpw < ts_quant(rows[i].quant)->bpw);
+				cr_weights_preset(fx[k].quant, &fw);
+			} else {
+				assert_null(fx[k].quant);
+			}
+			assert_int_equal(cr_estimate_run_weights(m, &fw, r, &fx[k].opts, &again, &err), CR_OK);
+			assert_true(again.fits && again.tier != CR_TIER_TIGHT);
+			assert_true(again.memory.total_bytes == fx[k].estimate.memory.total_bytes);
+			assert_true(again.decode_tokens_per_s == fx[k].estimate.decode_tokens_per_s);
+			/* The least change: one step less does not fit with room. */
+			if (fx[k].kind == CR_FIX_N_CPU_MOE && fx[k].opts.n_cpu_moe > 1) {
+				cr_estimate_opts less = fx[k].opts;
+
+				less.n_cpu_moe--;
+				assert_int_equal(cr_estimate_run_weights(m, &w, r, &less, &again, &err), CR_OK);
+				assert_false(again.fits && again.tier != CR_TIER_TIGHT);
+			}
+			if (fx[k].kind == CR_FIX_CONTEXT) {
+				cr_estimate_opts more = fx[k].opts;
+
+				assert_true(fx[k].opts.n_ctx < o.n_ctx);
+				more.n_ctx += 256;
+				assert_int_equal(cr_estimate_run_weights(m, &w, r, &more, &again, &err), CR_OK);
+				assert_false(again.fits && again.tier != CR_TIER_TIGHT);
+			}
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -259,6 +346,7 @@ int main(void)
 		cmocka_unit_test(test_saturation),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_sweeps),
+		cmocka_unit_test(test_fixes),
 	};
 
 	return cmocka_run_group_tests(tests, ts_catalog_setup, ts_catalog_teardown);

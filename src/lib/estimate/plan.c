@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "clefrun/decide.h"
 #include "util.h"
 
 /* llama.cpp pads each KV stream to 256 cells (estimate.c): the saturation
@@ -210,5 +211,176 @@ int cr_plan_sweep(const cr_model *m, const cr_weights *w, const cr_rig *r, const
 			*rec = i;
 		*n = i + 1;
 	}
+	return CR_OK;
+}
+
+/* ---- what to change to make it fit ------------------------------------------ */
+
+static const char *const fix_names[CR_FIX_COUNT] = { "kv-q8_0", "n-cpu-moe", "gpu-layers", "quant",
+						      "kv-q4_0", "parallel", "context" };
+
+const char *cr_fix_kind_name(cr_fix_kind k)
+{
+	return (unsigned)k < CR_FIX_COUNT ? fix_names[k] : "?";
+}
+
+/* Fits with the headroom: the target of every fix. */
+static bool roomy(const cr_estimate *e)
+{
+	return e->fits && e->tier != CR_TIER_TIGHT && e->tier != CR_TIER_NOFIT;
+}
+
+/* Run one candidate; true when it is roomy. An estimator error (a setting
+ * the rig or model does not allow) is no candidate, not a failure. */
+static bool try_fix(const cr_model *m, const cr_weights *w, const cr_rig *r, const cr_estimate_opts *o,
+		    cr_estimate *e)
+{
+	return cr_estimate_run_weights(m, w, r, o, e, NULL) == CR_OK && roomy(e);
+}
+
+static bool has_ram_and_gpu(const cr_rig *r)
+{
+	bool sys = false, acc = false;
+
+	for (unsigned g = 0; g < r->n_devices; g++) {
+		if (r->devices[g].kind == CR_MEM_SYSTEM)
+			sys = true;
+		else
+			acc = true;
+	}
+	return sys && acc;
+}
+
+int cr_plan_fixes(const cr_model *m, const cr_weights *w, const cr_rig *r, const cr_estimate_opts *o,
+		  const cr_quant *const *quants, size_t nq, cr_fix *out, size_t cap, size_t *n,
+		  cr_estimate *now, cr_error *err)
+{
+	cr_fix f;
+	int rc;
+
+	if (n)
+		*n = 0;
+	if (!m || !w || !r || !o || !out || !n || !now || (nq && !quants))
+		return cr_seterr(err, CR_ERR_INVALID, "fixes: missing model, weights, rig, options or output");
+	if ((rc = cr_estimate_run_weights(m, w, r, o, now, err)))
+		return rc;
+	if (roomy(now))
+		return CR_OK;
+#define ADD()                                  \
+	do {                                   \
+		if (*n < cap)                  \
+			out[(*n)++] = f;       \
+	} while (0)
+	for (int k = 0; k < CR_FIX_COUNT; k++) {
+		memset(&f, 0, sizeof(f));
+		f.kind = (cr_fix_kind)k;
+		f.opts = *o;
+		switch (f.kind) {
+		case CR_FIX_KV_Q8:
+		case CR_FIX_KV_Q4: {
+			cr_kv_type t = f.kind == CR_FIX_KV_Q8 ? CR_KV_Q8_0 : CR_KV_Q4_0;
+
+			/* Smaller than what is in use, and llama.cpp needs flash
+			 * attention for a quantized V cache. */
+			if (!o->flash_attn || (o->type_k >= t && o->type_v >= t))
+				break;
+			f.opts.type_k = f.opts.type_v = t;
+			if (try_fix(m, w, r, &f.opts, &f.estimate))
+				ADD();
+			break;
+		}
+		case CR_FIX_N_CPU_MOE:
+			if (!m->experts_total || o->cpu_moe || !has_ram_and_gpu(r))
+				break;
+			f.opts.gpu_layers = (int32_t)m->n_layers;
+			for (uint32_t i = o->n_cpu_moe + 1; i <= m->n_layers; i++) {
+				f.opts.n_cpu_moe = i;
+				if (try_fix(m, w, r, &f.opts, &f.estimate)) {
+					ADD();
+					break;
+				}
+			}
+			break;
+		case CR_FIX_GPU_LAYERS: {
+			uint32_t top = o->gpu_layers >= 0 && (uint32_t)o->gpu_layers < m->n_layers
+					       ? (uint32_t)o->gpu_layers
+					       : m->n_layers;
+
+			if (!has_ram_and_gpu(r))
+				break;
+			for (uint32_t i = top; i-- > 0;) {
+				f.opts.gpu_layers = (int32_t)i;
+				if (try_fix(m, w, r, &f.opts, &f.estimate)) {
+					ADD();
+					break;
+				}
+			}
+			break;
+		}
+		case CR_FIX_QUANT: {
+			const cr_quant *best = NULL;
+			cr_estimate e;
+
+			if (w->kind != CR_WEIGHTS_PRESET || !w->preset)
+				break;
+			for (size_t i = 0; i < nq; i++) {
+				const cr_quant *q = quants[i];
+				cr_weights qw;
+
+				if (!q || !(q->bpw < w->preset->bpw) || (best && q->bpw <= best->bpw) ||
+				    !cr_decide_default_candidate(m, q))
+					continue;
+				cr_weights_preset(q, &qw);
+				if (try_fix(m, &qw, r, &f.opts, &e)) {
+					best = q;
+					f.estimate = e;
+				}
+			}
+			if (best) {
+				f.quant = best;
+				ADD();
+			}
+			break;
+		}
+		case CR_FIX_FEWER_SLOTS:
+			/* Each slot keeps its share of the context: n_ctx scales with the slots. */
+			for (uint32_t s = o->n_seq; s-- > 1;) {
+				f.opts.n_seq = s;
+				f.opts.n_ctx = (uint32_t)((uint64_t)o->n_ctx * s / o->n_seq);
+				if (f.opts.depth != CR_DEPTH_CONTEXT && f.opts.depth > f.opts.n_ctx)
+					f.opts.depth = f.opts.n_ctx;
+				if (f.opts.prompt_tokens > f.opts.n_ctx)
+					f.opts.prompt_tokens = f.opts.n_ctx;
+				if (try_fix(m, w, r, &f.opts, &f.estimate)) {
+					ADD();
+					break;
+				}
+			}
+			break;
+		case CR_FIX_CONTEXT: {
+			/* The largest context that fits, less 256-token steps until the
+			 * headroom is there too. */
+			uint32_t c = now->max_context < o->n_ctx ? now->max_context : o->n_ctx;
+
+			for (; c >= CR_MIN_FIT_CTX; c -= 256) {
+				f.opts.n_ctx = c / 256 * 256;
+				if (f.opts.depth != CR_DEPTH_CONTEXT && f.opts.depth > f.opts.n_ctx)
+					f.opts.depth = f.opts.n_ctx;
+				if (f.opts.prompt_tokens > f.opts.n_ctx)
+					f.opts.prompt_tokens = f.opts.n_ctx;
+				if (try_fix(m, w, r, &f.opts, &f.estimate)) {
+					ADD();
+					break;
+				}
+				if (c < 256 + CR_MIN_FIT_CTX)
+					break;
+			}
+			break;
+		}
+		default:
+			break;
+		}
+	}
+#undef ADD
 	return CR_OK;
 }
