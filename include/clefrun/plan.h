@@ -197,6 +197,47 @@ int cr_plan_fixes(const cr_model *model, const cr_weights *w, const cr_rig *rig,
 		  const cr_estimate_opts *opts, const cr_quant *const *quants, size_t nq, cr_fix *out,
 		  size_t cap, size_t *n, cr_estimate *now, cr_error *err);
 
+/** Speculative decoding with a draft model (llama.cpp -md DRAFT --draft-max K). */
+typedef struct cr_draft_plan {
+	cr_estimate target;        /**< the target alone at opts */
+	cr_estimate draft;         /**< the draft alone on the same rig at opts */
+	uint32_t draft_max;        /**< K: tokens drafted per step */
+	double accept;             /**< a: probability that the target accepts a drafted token */
+	double tokens_per_step;    /**< (1 - a^(K+1)) / (1 - a) (Leviathan et al. 2023) */
+	double cost_ratio;         /**< c: one draft step / one target step */
+	double step_s;             /**< K draft steps + one target pass over K + 1 tokens */
+	double tokens_per_s;       /**< tokens_per_step / step_s; 0 when either does not fit */
+	double speedup;            /**< tokens_per_s / the target alone */
+	double speedup_low;        /**< at acceptance a - CR_PLAN_DRAFT_ACCEPT_BAND */
+	double speedup_high;       /**< at a + CR_PLAN_DRAFT_ACCEPT_BAND (at most 0.99) */
+	uint64_t extra_bytes;      /**< the draft's weights, KV and buffers beside the target's */
+	bool fits;                 /**< target and draft together within the rig's usable memory */
+} cr_draft_plan;
+
+/** llama.cpp's default --draft-max (common/common.h, common_params_speculative n_max). */
+#define CR_PLAN_DRAFT_MAX_DEFAULT 16u
+/** Default acceptance: the median of the 55 draft-model rows of bench/data/speculative.csv
+ *  (accepted / drafted tokens; docs/plans.md). */
+#define CR_PLAN_DRAFT_ACCEPT_DEFAULT 0.53
+/** Acceptance varies with the task (code, chat, math): the band is a +/- 0.15 (the rows'
+ *  10th-90th percentile spread is 0.33-0.72 around that median, bench/speculative-bench). */
+#define CR_PLAN_DRAFT_ACCEPT_BAND 0.15
+
+/**
+ * Speculative decoding of @p model (weights @p w) with the draft @p draft
+ * (weights @p dw) on @p rig at @p opts: K = @p draft_max (0: the default)
+ * tokens drafted per step and accepted with probability @p accept (0..1
+ * exclusive of 1; a negative value: the default). A step costs K draft
+ * steps plus one target pass over K + 1 tokens of the same sequence (the
+ * weights read once, the KV once, K more tokens' compute: plan.h's step
+ * model at one sequence).
+ * @return 0; CR_ERR_INVALID for NULL arguments or an acceptance >= 1;
+ *   errors of cr_estimate_run_weights for either model.
+ */
+int cr_plan_draft(const cr_model *model, const cr_weights *w, const cr_model *draft,
+		  const cr_weights *dw, const cr_rig *rig, const cr_estimate_opts *opts,
+		  uint32_t draft_max, double accept, cr_draft_plan *out, cr_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -34,7 +34,10 @@ static const char plan_summary[] =
 	"--fixes: for a row that does not fit or is tight, the cheapest changes that make it fit with room\n"
 	"to spare (q8_0 KV, --n-cpu-moe, -ngl, a smaller quant, q4_0 KV, fewer slots, a shorter context),\n"
 	"each with memory, largest context, decode speed and the llama-server command line. Exit 3 when\n"
-	"the row does not fit and no change helps.";
+	"the row does not fit and no change helps.\n"
+	"--draft SOURCE: speculative decoding (llama.cpp -md): the draft's memory beside the target's and the\n"
+	"expected decode speed-up from the draft/target cost ratio and the acceptance rate, with a band.\n"
+	"Exit 3 when target and draft do not fit together.";
 
 typedef struct plan_cfg {
 	const char *model_id;
@@ -50,6 +53,10 @@ typedef struct plan_cfg {
 	bool header_only, no_cache, offline;
 	int sweep;                 /* -1 none, else a cr_sweep_kind */
 	bool fixes;
+	const char *draft_id, *draft_quant;
+	double draft_accept;
+	bool draft_accept_given;
+	unsigned draft_max;
 	unsigned gpu_layers;
 	bool gpu_layers_given;
 	cli_format fmt;
@@ -88,6 +95,15 @@ static const cli_opt_spec plan_opts[] = {
 	  .help = "instead: every n-cpu-moe (MoE) or gpu-layers value with VRAM, largest context and decode; the least offload that fits --ctx" },
 	{ .type = CLI_T_FLAG, .name = "fixes", .off = offsetof(plan_cfg, fixes),
 	  .help = "instead: what to change to make the row fit with room to spare, each with its effect and llama.cpp command line" },
+	{ .type = CLI_T_STRING, .name = "draft", .meta = "SOURCE", .off = offsetof(plan_cfg, draft_id), .flags = CLI_F_ONCE,
+	  .help = "instead: speculative decoding with this draft model (catalog id or GGUF source), llama.cpp -md" },
+	{ .type = CLI_T_STRING, .name = "draft-quant", .meta = "Q", .off = offsetof(plan_cfg, draft_quant), .flags = CLI_F_ONCE,
+	  .help = "the draft's preset (catalog draft; default Q8_0)" },
+	{ .type = CLI_T_DOUBLE, .name = "draft-accept", .meta = "P", .off = offsetof(plan_cfg, draft_accept),
+	  .seen = CLI_AT(plan_cfg, draft_accept_given), .lo = 0,
+	  .hi = 0.99, .help = "probability a drafted token is accepted (default 0.53, the median of measured rows)" },
+	{ .type = CLI_T_UINT, .name = "draft-max", .meta = "K", .off = offsetof(plan_cfg, draft_max), .lo = 1, .hi = 256,
+	  .help = "tokens drafted per step, llama.cpp --draft-max (default 16)" },
 	{ CLI_O_FLASH_ATTN(plan_cfg, fa), .help = "on, off or auto (default auto, as llama.cpp resolves it)" },
 	{ CLI_O_REVISION(plan_cfg, revision), .help = "Hugging Face revision for hf: sources (default main)" },
 	{ CLI_O_HEADER_ONLY(plan_cfg, header_only), .help = "accept a GGUF file that holds the header only" },
@@ -620,6 +636,73 @@ static int render_fixes(const plan_cfg *c, const cr_model *m, const char *label,
 	return EXIT_OK_;
 }
 
+static int render_draft(const plan_cfg *c, const cr_model *m, const char *label, const cr_model *dm,
+			const char *dlabel, const cr_rig *rig, const cr_estimate_opts *o, const cr_draft_plan *d)
+{
+	char used[24], avail[24], extra[24], a[16], b[16];
+	bool ok = d->tokens_per_s > 0;
+
+	if (c->fmt == FMT_JSON) {
+		cJSON *root = cJSON_CreateObject();
+		char *s;
+
+		cJSON_AddStringToObject(root, "schema", "clefrun.plan-draft/1");
+		cJSON_AddStringToObject(root, "model", m->id);
+		cJSON_AddStringToObject(root, "quant", label);
+		cJSON_AddStringToObject(root, "draft", dm->id);
+		cJSON_AddStringToObject(root, "draft_quant", dlabel);
+		cJSON_AddStringToObject(root, "rig", rig->id);
+		cJSON_AddNumberToObject(root, "context", o->n_ctx);
+		cJSON_AddNumberToObject(root, "draft_max", d->draft_max);
+		cJSON_AddNumberToObject(root, "accept", d->accept);
+		cJSON_AddNumberToObject(root, "tokens_per_step", (double)(long long)(d->tokens_per_step * 1e4 + 0.5) / 1e4);
+		cJSON_AddNumberToObject(root, "cost_ratio", (double)(long long)(d->cost_ratio * 1e4 + 0.5) / 1e4);
+		cli_json_rate(root, "target_tokens_per_s", d->target.decode_tokens_per_s, 100);
+		cli_json_rate(root, "tokens_per_s", d->tokens_per_s, 100);
+		cli_json_rate(root, "speedup", d->speedup, 1000);
+		cli_json_rate(root, "speedup_low", d->speedup_low, 1000);
+		cli_json_rate(root, "speedup_high", d->speedup_high, 1000);
+		cJSON_AddNumberToObject(root, "target_bytes", (double)d->target.memory.total_bytes);
+		cJSON_AddNumberToObject(root, "draft_bytes", (double)d->extra_bytes);
+		cJSON_AddNumberToObject(root, "available_bytes", (double)d->target.memory.available_bytes);
+		cJSON_AddBoolToObject(root, "fits", d->fits);
+		s = cli_json_print(root);
+		cJSON_Delete(root);
+		if (!s || cli_puts_json(s)) {
+			free(s);
+			fprintf(stderr, "clefrun: out of memory\n");
+			return EXIT_ERROR;
+		}
+		free(s);
+		return d->fits ? EXIT_OK_ : EXIT_NOFIT;
+	}
+	cli_fmt_mem(used, sizeof(used), (double)d->target.memory.total_bytes + (double)d->extra_bytes);
+	cli_fmt_mem(avail, sizeof(avail), (double)d->target.memory.available_bytes);
+	cli_fmt_mem(extra, sizeof(extra), (double)d->extra_bytes);
+	printf("%s %s with draft %s %s on %s (%s), %u-token context\n\n", cli_safe(m->id), cli_safe(label),
+	       cli_safe(dm->id), cli_safe(dlabel), cli_safe(rig->name), cli_safe(rig->id), o->n_ctx);
+	printf("  memory         %s / %s with the draft (%s for its weights, KV and buffers): %s\n", used, avail,
+	       extra, d->fits ? "fits" : "does not fit");
+	cli_fmt_rate(a, sizeof(a), d->target.decode_tokens_per_s);
+	printf("  target alone   %s t/s decode\n", a);
+	if (ok) {
+		cli_fmt_rate(b, sizeof(b), d->tokens_per_s);
+		printf("  with the draft %s t/s: %.2fx (%.2fx-%.2fx for acceptance %.2f-%.2f)\n", b, d->speedup,
+		       d->speedup_low, d->speedup_high, d->accept - CR_PLAN_DRAFT_ACCEPT_BAND > 0 ? d->accept - CR_PLAN_DRAFT_ACCEPT_BAND : 0.0,
+		       d->accept + CR_PLAN_DRAFT_ACCEPT_BAND < 0.99 ? d->accept + CR_PLAN_DRAFT_ACCEPT_BAND : 0.99);
+		printf("  per step       %u drafted, %.2f tokens expected at acceptance %.2f; a draft step costs %.3f of a target step\n",
+		       d->draft_max, d->tokens_per_step, d->accept, d->cost_ratio);
+	} else {
+		printf("  with the draft -: the target or the draft does not fit\n");
+	}
+	printf("  llama-server -m MODEL.gguf -md DRAFT.gguf --draft-max %u -c %u\n", d->draft_max, o->n_ctx);
+	if (!cli_quiet())
+		printf("\nExpected tokens per step (1 - a^(K+1)) / (1 - a) (Leviathan et al. 2023); a step is K draft\n"
+		       "steps and one target pass over K + 1 tokens (docs/plans.md). A speed-up below 1 means the\n"
+		       "draft costs more than it saves.\n");
+	return d->fits ? EXIT_OK_ : EXIT_NOFIT;
+}
+
 int cmd_plan(const cli_globals *g, int argc, char **argv)
 {
 	plan_cfg c;
@@ -649,7 +732,7 @@ int cmd_plan(const cli_globals *g, int argc, char **argv)
 	rc = cli_parse(&plan_cmd, argc, argv, &c);
 	if (rc)
 		return rc < 0 ? EXIT_OK_ : rc;
-	if ((rc = parse_counts(c.parallel ? c.parallel : c.sweep >= 0 || c.fixes ? "1" : "1,2,4,8,16,32", counts,
+	if ((rc = parse_counts(c.parallel ? c.parallel : c.sweep >= 0 || c.fixes || c.draft_id ? "1" : "1,2,4,8,16,32", counts,
 			       &n)))
 		return rc;
 	if (!(cat = cli_open_catalog(&c.g)))
@@ -697,6 +780,51 @@ int cmd_plan(const cli_globals *g, int argc, char **argv)
 	if ((s = cr_estimate_resolve_opts(&cm->model, rig, &req, &set, &err))) {
 		cli_request_error(&set, &cm->model, s, &err);
 		rc = cli_exit_for_status(s);
+		goto out;
+	}
+	if (c.draft_id) {
+		cli_model *dmod = calloc(1, sizeof(*dmod));
+		cr_weights dw;
+		cr_draft_plan dp;
+		char dlabel[CR_ID_MAX];
+
+		if (!dmod) {
+			rc = EXIT_ERROR;
+			goto out;
+		}
+		if (n != 1 || c.sweep >= 0 || c.fixes) {
+			fprintf(stderr, "clefrun plan: --draft takes one --parallel count and no --sweep or --fixes\n");
+			free(dmod);
+			goto out;
+		}
+		set.opts.n_seq = counts[0];
+		if ((rc = cli_resolve_model(cat, c.draft_id, &so, dmod))) {
+			free(dmod);
+			goto out;
+		}
+		rc = EXIT_USAGE;
+		if (dmod->from_gguf) {
+			cr_weights_exact(dmod->weights_bytes, NULL, &dw);
+			snprintf(dlabel, sizeof(dlabel), "%s", dmod->file_type[0] ? dmod->file_type : "GGUF");
+		} else {
+			const cr_quant *q = cli_find_quant(cat, c.draft_quant ? c.draft_quant : "Q8_0");
+
+			if (!q) {
+				free(dmod);
+				goto out;
+			}
+			cr_weights_preset(q, &dw);
+			snprintf(dlabel, sizeof(dlabel), "%s", q->id);
+		}
+		s = cr_plan_draft(&cm->model, &w, &dmod->model, &dw, rig, &set.opts, c.draft_max,
+				  c.draft_accept_given ? c.draft_accept : -1.0, &dp, &err);
+		if (s) {
+			cli_estimate_error(&err);
+			rc = cli_exit_for_status(s);
+		} else {
+			rc = render_draft(&c, &cm->model, label, &dmod->model, dlabel, rig, &set.opts, &dp);
+		}
+		free(dmod);
 		goto out;
 	}
 	if (c.fixes) {

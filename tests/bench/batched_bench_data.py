@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench/batched-bench's CSV parsing (never its accuracy figures): the shipped CSV parses and has
+"""bench/batched-bench's and bench/speculative-bench's CSV parsing (never its accuracy figures): the shipped CSV parses and has
 scorable tables; a row without an https URL and a row with a non-number are refused with their line;
 a file missing a column is refused naming it."""
 import os
@@ -46,6 +46,21 @@ def main():
         rc, out = run(bad)
         if rc != 1 or "missing columns S_TG_tps" not in out:
             fails.append("missing column: rc %d, %r" % (rc, out))
+    # bench/speculative-bench reads its CSV the same way.
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "speculative-bench"), "--parse-only"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    if p.returncode != 0 or not p.stdout.strip().endswith(" rows") or p.stdout.split()[0] == "0":
+        fails.append("speculative CSV: rc %d, %r" % (p.returncode, p.stdout + p.stderr))
+    with tempfile.TemporaryDirectory() as d:
+        bad = os.path.join(d, "spec.csv")
+        with open(os.path.join(ROOT, "bench", "data", "speculative.csv")) as f:
+            sl = f.read().splitlines()
+        with open(bad, "w") as f:
+            f.write("\n".join([sl[0], sl[1].replace("https://", "http://", 1)]) + "\n")
+        p = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "speculative-bench"), "--parse-only", bad],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+        if p.returncode != 1 or "spec.csv:2: source_url" not in p.stderr:
+            fails.append("speculative non-https URL: rc %d, %r" % (p.returncode, p.stderr))
     for x in fails:
         print("FAIL:", x)
     print("batched-bench-data: %d failures" % len(fails))

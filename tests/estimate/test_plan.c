@@ -339,6 +339,51 @@ static void test_fixes(void **state)
 	}
 }
 
+/* Draft models: the expected tokens per step rise with the acceptance, the
+ * band brackets the figure, no acceptance is a loss, the draft's bytes come
+ * on top of the target's, and an acceptance of 1 or more is refused. */
+static void test_draft(void **state)
+{
+	const cr_model *t = ts_model("qwen2.5-coder-7b"), *d = ts_model("qwen2.5-coder-0.5b");
+	const cr_rig *r = cr_catalog_find_rig(ts_cat, "rtx5060ti-16");
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_error err = CR_ERROR_INIT;
+	cr_draft_plan p, q;
+	cr_weights w, dw;
+	double prev = 0;
+
+	(void)state;
+	assert_non_null(r);
+	cr_weights_preset(ts_quant("Q4_K_M"), &w);
+	cr_weights_preset(ts_quant("Q8_0"), &dw);
+	o.n_ctx = 4096;
+	for (int i = 0; i <= 9; i++) {
+		double a = i / 10.0;
+
+		assert_int_equal(cr_plan_draft(t, &w, d, &dw, r, &o, 5, a, &p, &err), CR_OK);
+		assert_true(p.tokens_per_step >= 1.0 && p.tokens_per_step <= 6.0);
+		assert_true(p.speedup > prev);
+		prev = p.speedup;
+		assert_true(p.speedup_low <= p.speedup && p.speedup <= p.speedup_high);
+		assert_true(p.cost_ratio > 0 && p.cost_ratio < 1);
+		assert_true(p.extra_bytes > 0);
+		assert_true(p.fits);
+		/* The target alone is the single-sequence estimate. */
+		assert_true(p.target.decode_tokens_per_s > 0);
+		if (i == 0)
+			assert_true(p.speedup < 1.0); /* drafting with nothing accepted costs time */
+	}
+	/* K = 1 at a = 0.5: 1.5 tokens per step, exactly. */
+	assert_int_equal(cr_plan_draft(t, &w, d, &dw, r, &o, 1, 0.5, &q, &err), CR_OK);
+	assert_true(q.tokens_per_step > 1.5 - 1e-12 && q.tokens_per_step < 1.5 + 1e-12);
+	/* Defaults: K 16 and the measured acceptance. */
+	assert_int_equal(cr_plan_draft(t, &w, d, &dw, r, &o, 0, -1, &q, &err), CR_OK);
+	assert_int_equal(q.draft_max, CR_PLAN_DRAFT_MAX_DEFAULT);
+	assert_true(q.accept == CR_PLAN_DRAFT_ACCEPT_DEFAULT);
+	assert_int_equal(cr_plan_draft(t, &w, d, &dw, r, &o, 5, 1.0, &q, &err), CR_ERR_INVALID);
+	assert_int_equal(cr_plan_draft(t, &w, NULL, &dw, r, &o, 5, 0.5, &q, &err), CR_ERR_INVALID);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -347,6 +392,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_sweeps),
 		cmocka_unit_test(test_fixes),
+		cmocka_unit_test(test_draft),
 	};
 
 	return cmocka_run_group_tests(tests, ts_catalog_setup, ts_catalog_teardown);

@@ -384,3 +384,67 @@ int cr_plan_fixes(const cr_model *m, const cr_weights *w, const cr_rig *r, const
 #undef ADD
 	return CR_OK;
 }
+
+/* ---- draft models (speculative decoding) ------------------------------------ */
+
+/* Expected tokens per step with K drafted tokens each accepted with
+ * probability a (Leviathan, Kalman, Matias 2023, "Fast Inference from
+ * Transformers via Speculative Decoding", eq. 1). */
+static double tokens_per_step(double a, uint32_t k)
+{
+	return a <= 0 ? 1.0 : (1.0 - pow(a, k + 1.0)) / (1.0 - a);
+}
+
+int cr_plan_draft(const cr_model *m, const cr_weights *w, const cr_model *dm, const cr_weights *dw,
+		  const cr_rig *r, const cr_estimate_opts *o, uint32_t k, double a, cr_draft_plan *out,
+		  cr_error *err)
+{
+	cr_parallel_point pt;
+	double verify, t1, td, lo, hi;
+	int rc;
+
+	if (!out)
+		return cr_seterr(err, CR_ERR_INVALID, "draft: missing output");
+	memset(out, 0, sizeof(*out));
+	if (!m || !w || !dm || !dw || !r || !o)
+		return cr_seterr(err, CR_ERR_INVALID, "draft: missing model, draft, weights, rig or options");
+	if (a < 0)
+		a = CR_PLAN_DRAFT_ACCEPT_DEFAULT;
+	if (!(a < 1))
+		return cr_seterr(err, CR_ERR_INVALID, "draft: an acceptance rate must be below 1, not %g", a);
+	if (!k)
+		k = CR_PLAN_DRAFT_MAX_DEFAULT;
+	out->draft_max = k;
+	out->accept = a;
+	out->tokens_per_step = tokens_per_step(a, k);
+	/* The target: its single-sequence step split (one_point at one sequence). */
+	if ((rc = one_point(m, w, r, o, 1, &pt, err)))
+		return rc;
+	out->target = pt.estimate;
+	if ((rc = cr_estimate_run_weights(dm, dw, r, o, &out->draft, err)))
+		return rc;
+	/* The draft sits beside the target: its bytes less the runtime the
+	 * target already pays (one context per device). */
+	out->extra_bytes = out->draft.memory.total_bytes - out->draft.memory.overhead_bytes;
+	out->fits = out->target.fits && out->draft.fits &&
+		    out->target.memory.total_bytes + out->extra_bytes + o->headroom_bytes <=
+			    out->target.memory.available_bytes;
+	if (!(pt.estimate.decode_tokens_per_s > 0) || !(out->draft.decode_tokens_per_s > 0))
+		return CR_OK;
+	t1 = pt.parts.single_s;
+	td = 1.0 / out->draft.decode_tokens_per_s;
+	out->cost_ratio = td / t1;
+	/* The target checks K + 1 tokens of one sequence in one pass: the
+	 * weights and the KV once, K more tokens' multiplications, and for MoE
+	 * the experts K + 1 tokens touch. */
+	verify = t1 + k * CR_PLAN_BATCH_COMPUTE * pt.parts.compute_s +
+		 pt.parts.weights_s * expert_share(m) * (pow(expert_union(m, k + 1), CR_PLAN_EXPERT_SPREAD) - 1.0);
+	out->step_s = k * td + verify;
+	out->tokens_per_s = out->tokens_per_step / out->step_s;
+	out->speedup = out->tokens_per_s * t1;
+	lo = a - CR_PLAN_DRAFT_ACCEPT_BAND;
+	hi = a + CR_PLAN_DRAFT_ACCEPT_BAND;
+	out->speedup_low = tokens_per_step(lo > 0 ? lo : 0, k) / out->step_s * t1;
+	out->speedup_high = tokens_per_step(hi < 0.99 ? hi : 0.99, k) / out->step_s * t1;
+	return CR_OK;
+}
