@@ -106,7 +106,8 @@ typedef struct cr_parallel_point {
  * default); N of them run as one batch of min(N x prompt, max(prompt,
  * n_ubatch)) tokens per micro-batch.
  * @return 0; any error of cr_estimate_run_weights; CR_ERR_INVALID for
- *   NULL arguments, n of 0 or above CR_PLAN_MAX_POINTS, or a count of 0.
+ *   NULL arguments, n of 0 or above CR_PLAN_MAX_POINTS, or a count of 0;
+ *   CR_ERR_RANGE for a count above opts->n_ctx (no token per sequence).
  */
 int cr_plan_parallel(const cr_model *model, const cr_weights *w, const cr_rig *rig,
 		     const cr_estimate_opts *opts, const uint32_t *n_seq, size_t n,

@@ -160,6 +160,14 @@ static void test_errors(void **state)
 	assert_int_equal(cr_plan_parallel(NULL, &w, r, &o, bad, 1, pts, &err), CR_ERR_INVALID);
 	assert_int_equal(cr_plan_saturation(m, &w, r, &o, NULL, &err), CR_ERR_INVALID);
 	assert_int_equal(cr_plan_saturation(m, NULL, r, &o, &sat, &err), CR_ERR_INVALID);
+	/* More sequences than tokens of context: none for each. */
+	{
+		uint32_t many[] = { 4096 };
+
+		o.n_ctx = 2048;
+		assert_int_equal(cr_plan_parallel(m, &w, r, &o, many, 1, pts, &err), CR_ERR_RANGE);
+		assert_non_null(strstr(err.message, "leaves each none"));
+	}
 	/* The estimator's own errors pass through. */
 	o.n_ctx = 1u << 30;
 	assert_int_equal(cr_plan_parallel(m, &w, r, &o, bad, 1, pts, &err), CR_ERR_RANGE);

@@ -61,6 +61,10 @@ static int one_point(const cr_model *m, const cr_weights *w, const cr_rig *r,
 	memset(pt, 0, sizeof(*pt));
 	if (!n || n > 4096)
 		return cr_seterr(err, CR_ERR_INVALID, "parallel sequences must be 1 to 4096, not %u", n);
+	/* llama.cpp gives each sequence n_ctx / n_seq cells: none is no plan. */
+	if (n > base->n_ctx)
+		return cr_seterr(err, CR_ERR_RANGE,
+				 "a context of %u tokens shared by %u sequences leaves each none", base->n_ctx, n);
 	pt->n_seq = n;
 	o.n_seq = n;
 	per = o.n_ctx / n;
