@@ -36,6 +36,7 @@
 #include "clefrun/engine.h"
 #include "clefrun/curve.h"
 #include "clefrun/vllm.h"
+#include "clefrun/plan.h"
 #include "clefrun/rank.h"
 #include "clefrun/file.h"
 #include "clefrun/decide.h"

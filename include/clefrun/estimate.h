@@ -94,6 +94,8 @@ typedef struct cr_estimate_opts {
 	bool cpu_moe;            /**< MoE expert tensors in system RAM (llama.cpp --cpu-moe) */
 	cr_workload workload;    /**< what the tier is judged on */
 	bool kv_unified;         /**< one KV stream shared by the sequences (llama.cpp --kv-unified) */
+	uint32_t n_cpu_moe;      /**< the expert tensors of the first n_cpu_moe layers in system RAM
+				      (llama.cpp --n-cpu-moe N); 0 none; cpu_moe (all) wins when set */
 } cr_estimate_opts;
 
 /** cr_estimate_opts.depth: decode with the whole context in the cache (the default). */
@@ -121,7 +123,7 @@ typedef struct cr_estimate_opts {
 	  .type_v = CR_KV_F16, .flash_attn = true, .depth = CR_DEPTH_CONTEXT, .prompt_tokens = 0,       \
 	  .headroom_bytes = CR_DEFAULT_HEADROOM_BYTES, .weights_bytes = 0,                \
 	  .swa_full = false, .split = CR_SPLIT_LAYER, .gpu_layers = -1, .cpu_moe = false, \
-	  .workload = CR_WORKLOAD_CHAT, .kv_unified = false }
+	  .workload = CR_WORKLOAD_CHAT, .kv_unified = false, .n_cpu_moe = 0 }
 
 /** Memory breakdown, bytes, summed over all devices of the rig. */
 typedef struct cr_memory {
@@ -341,9 +343,9 @@ int cr_estimate_kv_profile(const cr_model *model, const cr_estimate_opts *opts,
  *   devices; CR_ERR_RANGE for a context above the model's maximum, a depth
  *   or prompt above the context, or an implausible architecture (KV cache beyond 2^60 bytes); CR_ERR_UNSUPPORTED
  *   for a quantized V cache without flash attention (llama.cpp refuses it),
- *   for layers or experts placed in system RAM (opts gpu_layers, cpu_moe) on
- *   a rig without both GPUs and system RAM, and for expert offload (cpu_moe)
- *   of a model that is not a mixture of experts. Messages speak of these
+ *   for layers or experts placed in system RAM (opts gpu_layers, cpu_moe,
+ *   n_cpu_moe) on a rig without both GPUs and system RAM, and for expert
+ *   offload (cpu_moe, n_cpu_moe) of a model that is not a mixture of experts. Messages speak of these
  *   settings in the estimator's terms, not of any command-line option.
  */
 int cr_estimate_run(const cr_model *model, const cr_quant *quant,

@@ -183,6 +183,9 @@ extern const cli_enum_name cli_split_names[];
 #define CLI_O_CPU_MOE(T, f) \
 	.type = CLI_T_FLAG, .name = "cpu-moe", .off = CLI_OFF_SIZED(T, f, sizeof(bool)), \
 	.help = "keep MoE expert weights in system RAM (llama.cpp --cpu-moe)"
+#define CLI_O_N_CPU_MOE(T, f) \
+	.type = CLI_T_UINT, .name = "n-cpu-moe", .meta = "N", .off = CLI_OFF_SIZED(T, f, sizeof(unsigned)), \
+	.lo = 0, .hi = 100000, .help = "keep the experts of the first N layers in system RAM (llama.cpp --n-cpu-moe)"
 /* The options that size llama.cpp's memory the same way in every command
  * (check, inspect), into the cr_estimate_opts o of T: four table entries. */
 #define CLI_O_MEMORY_AT(T, o, field) (CLI_OFF_SIZED(T, o, sizeof(cr_estimate_opts)) + offsetof(cr_estimate_opts, field))
@@ -387,6 +390,7 @@ int cmd_models(const cli_globals *g, int argc, char **argv);
 int cmd_rigs(const cli_globals *g, int argc, char **argv);
 int cmd_quants(const cli_globals *g, int argc, char **argv);
 int cmd_fit(const cli_globals *g, int argc, char **argv);
+int cmd_plan(const cli_globals *g, int argc, char **argv);
 int cmd_rig(const cli_globals *g, int argc, char **argv);
 int cmd_detect(const cli_globals *g, int argc, char **argv);
 

@@ -103,6 +103,7 @@ static const cli_opt_spec check_opts[] = {
 	{ CLI_O_SPLIT(check_cfg, opts.split) },
 	{ CLI_O_GPU_LAYERS(check_cfg, opts.gpu_layers), .seen = CLI_AT(check_cfg, gpu_layers_given) },
 	{ CLI_O_CPU_MOE(check_cfg, opts.cpu_moe) },
+	{ CLI_O_N_CPU_MOE(check_cfg, opts.n_cpu_moe) },
 	{ CLI_O_DEPTH(check_cfg, opts.depth),
 	  .help = "tokens in the cache before decoding and before the prompt, 0 (empty) to --ctx, N or Nk (default: the context for decode, empty for the prompt)" },
 	{ CLI_O_PROMPT_TOKENS(check_cfg, opts.prompt_tokens),

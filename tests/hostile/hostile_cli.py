@@ -74,6 +74,7 @@ BASE = {
     "check --engine vllm": ["check", "--engine", "vllm", "--model", "llama-3.1-8b", "--rig", "rtx4090",
                             "--max-model-len", "8192"],
     "fit": ["fit", "--rig", "rtx4090"],
+    "plan": ["plan", "--model", "llama-3.1-8b", "--rig", "rtx4090", "--parallel", "1,2"],
     "inspect": ["inspect", "{root}/tests/gguf/fixtures/tiny-llama.gguf"],
     "models": ["models"],
     "rigs": ["rigs"],

@@ -388,6 +388,27 @@ static double expert_fraction(const cr_model *m)
 	return x < 0 ? 0 : x > 1 ? 1 : x;
 }
 
+/* Share of the routed-expert bytes in system RAM: all with --cpu-moe; with
+ * --n-cpu-moe N the experts of layers 0..N-1 (llama.cpp common/arg.cpp:
+ * blk.<i>.ffn_(up|down|gate)_exps for i < N), counting only the layers that
+ * have experts (after the leading dense ones, every experts_every-th). */
+static double cpu_moe_share(const cr_model *m, const cr_estimate_opts *o)
+{
+	uint32_t all = 0, first = 0;
+
+	if (o->cpu_moe)
+		return 1.0;
+	if (!o->n_cpu_moe)
+		return 0.0;
+	for (uint32_t i = m->experts_dense_layers; i < m->n_layers; i++) {
+		if (m->experts_every && (i + 1) % m->experts_every)
+			continue;
+		all++;
+		first += i < o->n_cpu_moe;
+	}
+	return all ? (double)first / all : 0.0;
+}
+
 /*
  * llama.cpp's op offload: a matrix multiplication whose weight sits in host
  * memory runs on the GPU when the batch has at least 32 tokens (ggml-cuda.cu
@@ -477,8 +498,8 @@ static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_op
 	 * host-side input table and once as the offloaded output layer. */
 	host_w = emb;
 	dev_w = weights - emb + (m->tied_embeddings ? emb : 0);
-	if (o->cpu_moe)
-		p->expert_sys = expert_fraction(m) * (weights - emb);
+	if (o->cpu_moe || o->n_cpu_moe)
+		p->expert_sys = expert_fraction(m) * (weights - emb) * cpu_moe_share(m, o);
 	host_extra = host_w + output;
 	p->unified_host = t->acc_unified && !t->has_sys ? host_extra : 0;
 	p->layer_bytes = dev_w - p->expert_sys + kv + state;
@@ -668,7 +689,7 @@ static void decode(const cr_model *m, const profile *pf, const cr_estimate_opts 
 	double expert_read = 0, sys_w, cpu_share, layers_acc, time;
 	const cr_device *sys = first_system(r), *acc = primary(r);
 
-	if (o->cpu_moe && m->experts_total)
+	if ((o->cpu_moe || o->n_cpu_moe) && m->experts_total)
 		expert_read = p->expert_sys * m->experts_used / m->experts_total;
 	sys_w = expert_read + p->f * (w_read - expert_read);
 	d->weights_read = w_read;
@@ -679,8 +700,9 @@ static void decode(const cr_model *m, const profile *pf, const cr_estimate_opts 
 	 * rest at the CPU's; recurrent and MoE layers add their own. The CPU
 	 * also pays per parameter it multiplies (dequantisation work). */
 	layers_acc = t->n_acc ? (1.0 - p->f) * m->n_layers : 0;
-	cpu_share = t->n_acc ? p->f + (expert_read > 0 ? (1.0 - p->f) * active_expert_params(m) /
-						       (double)m->active_params : 0) : 1.0;
+	cpu_share = t->n_acc ? p->f + (expert_read > 0 ? (1.0 - p->f) * active_expert_params(m) *
+							       cpu_moe_share(m, o) / (double)m->active_params
+						       : 0) : 1.0;
 	time = layers_acc * k->layer_s[bk(acc->backend)] +
 	       (m->n_layers - layers_acc) * k->layer_s[CR_BACKEND_CPU] +
 	       cr_model_count_layers(m, CR_LAYER_RECURRENT) * k->recurrent_layer_s +
@@ -882,7 +904,7 @@ static int validate(const cr_model *m, const cr_weights *w, const cr_rig *r,
 				 "a quantized V cache (%s) needs flash attention; llama.cpp refuses it with flash attention off",
 				 cr_kv_type_name(o->type_v));
 	/* In the estimator's own terms: a front end adds its option names. */
-	if ((o->gpu_layers >= 0 || o->cpu_moe) && !(has_sys && has_acc)) {
+	if ((o->gpu_layers >= 0 || o->cpu_moe || o->n_cpu_moe) && !(has_sys && has_acc)) {
 		cr_seterr(err, CR_ERR_UNSUPPORTED,
 			  "rig %s: a fixed GPU layer count or expert offload needs a rig with both GPUs and a system RAM tier",
 			  r->id);
@@ -890,7 +912,7 @@ static int validate(const cr_model *m, const cr_weights *w, const cr_rig *r,
 			err->reason = CR_REASON_PLACEMENT_NEEDS_RAM_TIER;
 		return CR_ERR_UNSUPPORTED;
 	}
-	if (o->cpu_moe && !m->experts_total) {
+	if ((o->cpu_moe || o->n_cpu_moe) && !m->experts_total) {
 		cr_seterr(err, CR_ERR_UNSUPPORTED, "expert offload: %s is not a mixture-of-experts model", m->id);
 		if (err)
 			err->reason = CR_REASON_NOT_MOE;
