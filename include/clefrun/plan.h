@@ -87,7 +87,7 @@ typedef struct cr_parallel_point {
  * the GEMM efficiency prefill reaches. Fitted by bench/batched-bench on the
  * llama-batched-bench rows of bench/data/batched_bench.csv (docs/plans.md).
  */
-#define CR_PLAN_BATCH_COMPUTE 1.9
+#define CR_PLAN_BATCH_COMPUTE 2.0
 /**
  * Exponent on the uniform-routing expert union u(N) that batched MoE decode
  * pays (gamma above): routers favour some experts, and one token's expert
