@@ -299,7 +299,6 @@ static void print_engine(const check_cfg *c, const row *rows, int n)
 static int print_json(const check_cfg *c, const cr_model *m, const row *rows, int n)
 {
 	cJSON *root = cJSON_CreateObject(), *res, *mo;
-	char *s;
 
 	cJSON_AddStringToObject(root, "schema", "clefrun.check/1");
 	mo = cJSON_AddObjectToObject(root, "model_info");
@@ -351,18 +350,8 @@ static int print_json(const check_cfg *c, const cr_model *m, const row *rows, in
 		for (int g = 0; g < CR_GROUP_COUNT; g++)
 			cJSON_AddNumberToObject(gr, cr_fit_group_name((cr_fit_group)g), count[g]);
 	}
-	s = cli_json_print(root);
-	cJSON_Delete(root);
-	if (!s) {
-		fprintf(stderr, "clefrun: out of memory\n");
+	if (cli_json_emit(root))
 		return EXIT_ERROR;
-	}
-	if (cli_puts_json(s)) {
-		free(s);
-		fprintf(stderr, "clefrun: out of memory\n");
-		return EXIT_ERROR;
-	}
-	free(s);
 	return EXIT_OK_;
 }
 

@@ -135,18 +135,8 @@ static int print_json(const detect_cfg *c, const cr_detect_result *r, const cr_p
 		cJSON_AddNullToObject(root, "saved_as");
 		cJSON_AddNullToObject(root, "saved_path");
 	}
-	s = cli_json_print(root);
-	cJSON_Delete(root);
-	if (!s) {
-		fprintf(stderr, "clefrun: out of memory\n");
+	if (cli_json_emit(root))
 		return EXIT_ERROR;
-	}
-	if (cli_puts_json(s)) {
-		free(s);
-		fprintf(stderr, "clefrun: out of memory\n");
-		return EXIT_ERROR;
-	}
-	free(s);
 	return EXIT_OK_;
 }
 

@@ -114,7 +114,6 @@ static int print_json(const fit_cfg *c, const cr_rig *rig, cli_rig_origin origin
 {
 	cJSON *root = cJSON_CreateObject(), *ro, *res, *rank, *counts;
 	size_t below = 0, ctx = 0;
-	char *s;
 
 	cJSON_AddStringToObject(root, "schema", "clefrun.fit/1");
 	ro = cJSON_AddObjectToObject(root, "rig");
@@ -194,18 +193,8 @@ static int print_json(const fit_cfg *c, const cr_rig *rig, cli_rig_origin origin
 			cJSON_AddNullToObject(o, "prefill_extrapolated");
 		cJSON_AddItemToArray(res, o);
 	}
-	s = cli_json_print(root);
-	cJSON_Delete(root);
-	if (!s) {
-		fprintf(stderr, "clefrun: out of memory\n");
+	if (cli_json_emit(root))
 		return EXIT_ERROR;
-	}
-	if (cli_puts_json(s)) {
-		free(s);
-		fprintf(stderr, "clefrun: out of memory\n");
-		return EXIT_ERROR;
-	}
-	free(s);
 	return EXIT_OK_;
 }
 

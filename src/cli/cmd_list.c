@@ -37,19 +37,8 @@ static int list_args(const char *cmd, const char *summary, int argc, char **argv
 
 static int emit_json(cJSON *root)
 {
-	char *s = cli_json_print(root);
-
-	cJSON_Delete(root);
-	if (!s) {
-		fprintf(stderr, "clefrun: out of memory\n");
+	if (cli_json_emit(root))
 		return EXIT_ERROR;
-	}
-	if (cli_puts_json(s)) {
-		free(s);
-		fprintf(stderr, "clefrun: out of memory\n");
-		return EXIT_ERROR;
-	}
-	free(s);
 	return EXIT_OK_;
 }
 

@@ -74,15 +74,8 @@ static void where_line(const cli_local_cfg *c)
 
 static int emit(cJSON *root)
 {
-	char *s = cli_json_print(root);
-
-	cJSON_Delete(root);
-	if (!s || cli_puts_json(s)) {
-		free(s);
-		fprintf(stderr, "clefrun: out of memory\n");
+	if (cli_json_emit(root))
 		return EXIT_ERROR;
-	}
-	free(s);
 	return EXIT_OK_;
 }
 

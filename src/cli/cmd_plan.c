@@ -178,7 +178,6 @@ static int print_json(const plan_cfg *c, const cr_model *m, const char *label, c
 		      const cr_estimate_opts *o, const cr_parallel_point *pts, size_t n, uint32_t sat)
 {
 	cJSON *root = cJSON_CreateObject(), *arr, *sa;
-	char *s;
 
 	(void)c;
 	cJSON_AddStringToObject(root, "schema", "clefrun.plan/1");
@@ -229,14 +228,8 @@ static int print_json(const plan_cfg *c, const cr_model *m, const char *label, c
 		cJSON_AddNumberToObject(parts, "expert_union", (double)(long long)(p->parts.expert_union * 1e4 + 0.5) / 1e4);
 		cJSON_AddItemToArray(arr, x);
 	}
-	s = cli_json_print(root);
-	cJSON_Delete(root);
-	if (!s || cli_puts_json(s)) {
-		free(s);
-		fprintf(stderr, "clefrun: out of memory\n");
+	if (cli_json_emit(root))
 		return EXIT_ERROR;
-	}
-	free(s);
 	return EXIT_OK_;
 }
 
@@ -366,7 +359,6 @@ static int render_sweep(const plan_cfg *c, const cr_model *m, const char *label,
 
 	if (c->fmt == FMT_JSON) {
 		cJSON *root = cJSON_CreateObject(), *arr;
-		char *s;
 
 		cJSON_AddStringToObject(root, "schema", "clefrun.plan-sweep/1");
 		cJSON_AddStringToObject(root, "model", m->id);
@@ -398,14 +390,8 @@ static int render_sweep(const plan_cfg *c, const cr_model *m, const char *label,
 			cli_json_rate(x, "decode_tokens_per_s", e->decode_tokens_per_s, 100);
 			cJSON_AddItemToArray(arr, x);
 		}
-		s = cli_json_print(root);
-		cJSON_Delete(root);
-		if (!s || cli_puts_json(s)) {
-			free(s);
-			fprintf(stderr, "clefrun: out of memory\n");
+		if (cli_json_emit(root))
 			return EXIT_ERROR;
-		}
-		free(s);
 		return rec < n ? EXIT_OK_ : EXIT_NOFIT;
 	}
 	cli_table_init(&t, 6, c->fmt == FMT_CSV ? csv_hdr : hdr, c->fmt == FMT_CSV ? NULL : right);
@@ -532,7 +518,6 @@ static int render_fixes(const plan_cfg *c, const cr_model *m, const char *label,
 
 	if (c->fmt == FMT_JSON) {
 		cJSON *root = cJSON_CreateObject(), *arr, *cur;
-		char *s;
 
 		cJSON_AddStringToObject(root, "schema", "clefrun.plan-fixes/1");
 		cJSON_AddStringToObject(root, "model", m->id);
@@ -565,14 +550,8 @@ static int render_fixes(const plan_cfg *c, const cr_model *m, const char *label,
 			cJSON_AddStringToObject(x, "command", cmdline);
 			cJSON_AddItemToArray(arr, x);
 		}
-		s = cli_json_print(root);
-		cJSON_Delete(root);
-		if (!s || cli_puts_json(s)) {
-			free(s);
-			fprintf(stderr, "clefrun: out of memory\n");
+		if (cli_json_emit(root))
 			return EXIT_ERROR;
-		}
-		free(s);
 		return now->fits || n ? EXIT_OK_ : EXIT_NOFIT;
 	}
 	cli_fmt_ctx(ctxs, sizeof(ctxs), o->n_ctx);
@@ -644,7 +623,6 @@ static int render_draft(const plan_cfg *c, const cr_model *m, const char *label,
 
 	if (c->fmt == FMT_JSON) {
 		cJSON *root = cJSON_CreateObject();
-		char *s;
 
 		cJSON_AddStringToObject(root, "schema", "clefrun.plan-draft/1");
 		cJSON_AddStringToObject(root, "model", m->id);
@@ -666,14 +644,8 @@ static int render_draft(const plan_cfg *c, const cr_model *m, const char *label,
 		cJSON_AddNumberToObject(root, "draft_bytes", (double)d->extra_bytes);
 		cJSON_AddNumberToObject(root, "available_bytes", (double)d->target.memory.available_bytes);
 		cJSON_AddBoolToObject(root, "fits", d->fits);
-		s = cli_json_print(root);
-		cJSON_Delete(root);
-		if (!s || cli_puts_json(s)) {
-			free(s);
-			fprintf(stderr, "clefrun: out of memory\n");
+		if (cli_json_emit(root))
 			return EXIT_ERROR;
-		}
-		free(s);
 		return d->fits ? EXIT_OK_ : EXIT_NOFIT;
 	}
 	cli_fmt_mem(used, sizeof(used), (double)d->target.memory.total_bytes + (double)d->extra_bytes);

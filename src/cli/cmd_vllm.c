@@ -99,11 +99,10 @@ typedef struct vrow {
 	cr_vllm_result r;
 } vrow;
 
-static void print_json(const vllm_cfg *c, const cr_model *m, const char *location, uint64_t weights, const vrow *rows,
-		       int n)
+static int print_json(const vllm_cfg *c, const cr_model *m, const char *location, uint64_t weights, const vrow *rows,
+		      int n)
 {
 	cJSON *root = cJSON_CreateObject(), *arr;
-	char *s;
 
 	cJSON_AddStringToObject(root, "schema", "clefrun.check-vllm/1");
 	cJSON_AddStringToObject(root, "engine", "vllm");
@@ -144,11 +143,7 @@ static void print_json(const vllm_cfg *c, const cr_model *m, const char *locatio
 		cJSON_AddNumberToObject(o, "max_model_len_that_fits", r->max_model_len_fit);
 		cJSON_AddItemToArray(arr, o);
 	}
-	s = cli_json_print(root);
-	if (s)
-		cli_puts_json(s);
-	free(s);
-	cJSON_Delete(root);
+	return cli_json_emit(root);
 }
 
 static void render_table(const vllm_cfg *c, const cr_model *m, const vrow *rows, int n)
@@ -321,9 +316,11 @@ int cmd_check_vllm(const cli_globals *g, int argc, char **argv)
 			worst = EXIT_NOFIT;
 		n++;
 	}
-	if (c.fmt == FMT_JSON)
-		print_json(&c, &model, location, weights, rows, n);
-	else
+	if (c.fmt == FMT_JSON && print_json(&c, &model, location, weights, rows, n)) {
+		rc = EXIT_ERROR;
+		goto out;
+	}
+	if (c.fmt != FMT_JSON)
 		render_table(&c, &model, rows, n);
 	rc = worst;
 out:

@@ -16,4 +16,10 @@
  */
 char *cli_json_print(const cJSON *root);
 
+/*
+ * @p root printed on stdout (cli_json_print, then cli_puts_json; safe.c) and
+ * deleted. 0, or -1 after "clefrun: out of memory" on stderr.
+ */
+int cli_json_emit(cJSON *root);
+
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "json_out.h"
 
 /* Enough for the longest string clefrun prints in one piece (a URL or a
  * path of 4096 bytes) with most of it escaped; longer ones are cut at a
@@ -80,4 +81,16 @@ int cli_puts_json(const char *s)
 	puts(out);
 	free(out);
 	return 0;
+}
+
+int cli_json_emit(cJSON *root)
+{
+	char *s = cli_json_print(root);
+	int rc = s ? cli_puts_json(s) : -1;
+
+	cJSON_Delete(root);
+	free(s);
+	if (rc)
+		fprintf(stderr, "clefrun: out of memory\n");
+	return rc ? -1 : 0;
 }
