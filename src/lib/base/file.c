@@ -54,6 +54,48 @@ static char *dir_of(const char *path)
 	return dir;
 }
 
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+size_t cr_dir_names(const char *dir, size_t max, char ***names)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char **v = NULL;
+	size_t n = 0, cap = 0;
+
+	*names = NULL;
+	if (!d)
+		return 0;
+	while (n < max && (de = readdir(d)) != NULL) {
+		size_t len = strlen(de->d_name) + 1;
+		char *c;
+
+		if (de->d_name[0] == '.')
+			continue;
+		if (n == cap) {
+			size_t nc = cap ? cap * 2 : 16;
+			char **nv = realloc(v, nc * sizeof(*nv));
+
+			if (!nv)
+				break;
+			v = nv;
+			cap = nc;
+		}
+		if (!(c = malloc(len)))
+			break;
+		memcpy(c, de->d_name, len);
+		v[n++] = c;
+	}
+	closedir(d);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), name_cmp);
+	*names = v;
+	return n;
+}
+
 /* A writer killed between mkstemp and rename leaves its temporary behind.
  * Remove this target's temporaries (".NAME.tmp-XXXXXX") that are over a
  * minute old: a live writer's is younger (a write takes milliseconds), and

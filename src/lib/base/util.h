@@ -83,4 +83,10 @@ int cr_file_read(const char *path, size_t max, char **buf, size_t *len, bool *mi
  * CR_ERR_IO naming the path (unreadable link, too long, a loop). */
 int cr_resolve_links(const char *path, char *out, size_t cap, cr_error *err);
 
+/* The names in @p dir, without those starting with '.', in strcmp order
+ * (readdir's order is the file system's and differs between machines), at
+ * most @p max. *names is the caller's: free each name, then the array. 0
+ * names (and *names NULL) when dir cannot be read. Defined in file.c. */
+size_t cr_dir_names(const char *dir, size_t max, char ***names);
+
 #endif

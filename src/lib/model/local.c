@@ -6,7 +6,6 @@
  */
 #include "clefrun/local.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,45 +125,10 @@ static void read_header(const scan *s, cr_local_model *e)
 	cr_model_source_free(m);
 }
 
-/* Directory entries, sorted, without "." names. *names is the caller's (free each, then it). */
+/* Directory entries, sorted, without "." names (cr_dir_names). */
 static size_t list_dir(const char *dir, char ***names)
 {
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	char **v = NULL;
-	size_t n = 0, cap = 0;
-
-	*names = NULL;
-	if (!d)
-		return 0;
-	while ((de = readdir(d)) && n < 100000) {
-		char *c;
-
-		if (de->d_name[0] == '.')
-			continue;
-		if (n == cap) {
-			char **nv = realloc(v, (cap ? cap * 2 : 16) * sizeof(*nv));
-
-			if (!nv)
-				break;
-			v = nv;
-			cap = cap ? cap * 2 : 16;
-		}
-		if (!(c = malloc(strlen(de->d_name) + 1)))
-			break;
-		memcpy(c, de->d_name, strlen(de->d_name) + 1);
-		v[n++] = c;
-	}
-	closedir(d);
-	for (size_t i = 1; i < n; i++) /* insertion sort: directories are small */
-		for (size_t j = i; j > 0 && strcmp(v[j - 1], v[j]) > 0; j--) {
-			char *t = v[j];
-
-			v[j] = v[j - 1];
-			v[j - 1] = t;
-		}
-	*names = v;
-	return n;
+	return cr_dir_names(dir, 100000, names);
 }
 
 static void free_names(char **v, size_t n)

@@ -8,7 +8,6 @@
 #include "clefrun/model_source.h"
 
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -577,24 +576,24 @@ static bool hub_snapshot(const ctx *c, const cr_hf_ref *ref, char *dir, size_t c
 	return n >= 0 && (size_t)n < cap && is_dir(dir);
 }
 
-/* The files under dir (depth <= 3), as a tree listing's items. */
+/* The files under dir (depth <= 3), as a tree listing's items, in name
+ * order (cr_dir_names). */
 static void hub_walk(cJSON *arr, const char *dir, const char *rel, int depth)
 {
-	DIR *d;
-	struct dirent *e;
+	char **names = NULL;
+	size_t nn;
 
-	if (depth > 3 || !(d = opendir(dir)))
+	if (depth > 3)
 		return;
-	while ((e = readdir(d)) && cJSON_GetArraySize(arr) < 10000) {
+	nn = cr_dir_names(dir, 10000, &names);
+	for (size_t i = 0; i < nn && cJSON_GetArraySize(arr) < 10000; i++) {
 		char full[4096], sub[1024];
 		struct stat st;
 		cJSON *it;
 		int n1, n2;
 
-		if (e->d_name[0] == '.')
-			continue;
-		n1 = snprintf(full, sizeof(full), "%s/%s", dir, e->d_name);
-		n2 = snprintf(sub, sizeof(sub), "%s%s%s", rel, *rel ? "/" : "", e->d_name);
+		n1 = snprintf(full, sizeof(full), "%s/%s", dir, names[i]);
+		n2 = snprintf(sub, sizeof(sub), "%s%s%s", rel, *rel ? "/" : "", names[i]);
 		if (n1 < 0 || (size_t)n1 >= sizeof(full) || n2 < 0 || (size_t)n2 >= sizeof(sub) || stat(full, &st) != 0)
 			continue;
 		if (S_ISDIR(st.st_mode)) {
@@ -608,7 +607,9 @@ static void hub_walk(cJSON *arr, const char *dir, const char *rel, int depth)
 		cJSON_AddNumberToObject(it, "size", (double)st.st_size);
 		cJSON_AddItemToArray(arr, it);
 	}
-	closedir(d);
+	for (size_t i = 0; i < nn; i++)
+		free(names[i]);
+	free(names);
 }
 
 /* The GGUF files of a snapshot directory, as a tree listing would list them. */
