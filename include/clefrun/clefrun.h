@@ -12,6 +12,8 @@
  *  - curve.h    memory against context, the series behind the report and charts
  *  - rank.h     the smallest rig that fits, from estimates
  *  - decide.h   best quant per model and rig; ranked "what fits" (fit)
+ *  - prices.h   launch prices and cloud rents of rigs, dated and sourced
+ *  - buy.h      the priced rigs that run a model, cheapest first (buy)
  *  - userrigs.h saved rigs in $XDG_CONFIG_HOME/clefrun/rigs.json
  *  - detect.h   this machine as a rig; memory-bandwidth probe
  *  - version.h  library version
@@ -40,6 +42,8 @@
 #include "clefrun/rank.h"
 #include "clefrun/file.h"
 #include "clefrun/decide.h"
+#include "clefrun/prices.h"
+#include "clefrun/buy.h"
 #include "clefrun/userrigs.h"
 #include "clefrun/detect.h"
 #include "clefrun/version.h"

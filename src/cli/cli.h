@@ -328,6 +328,24 @@ const char *cli_rig_origin_name(cli_rig_origin o);
 const cr_rig *cli_resolve_rig(const cr_catalog *cat, const char *id, cr_rig *scratch,
 			      cli_rig_origin *origin);
 
+/* A --rig selector (all, gpus, unified, cpu, mem>=N, mem<=N, vendor=V): which
+ * catalog rigs it takes (check, buy). */
+typedef enum cli_sel_kind {
+	CLI_SEL_ALL, CLI_SEL_GPUS, CLI_SEL_UNIFIED, CLI_SEL_CPU, CLI_SEL_MEM_GE, CLI_SEL_MEM_LE, CLI_SEL_VENDOR
+} cli_sel_kind;
+
+typedef struct cli_rig_sel {
+	cli_sel_kind kind;
+	double gib;        /* CLI_SEL_MEM_*: the rig's total memory bound, GiB */
+	cr_vendor vendor;  /* CLI_SEL_VENDOR */
+} cli_rig_sel;
+
+/* 1: s is a selector (filled in *out); 0: it is not (a rig id or a spec);
+ * -1: a selector with a bad value (message printed). */
+int cli_rig_selector_parse(const char *s, cli_rig_sel *out);
+/* Does catalog rig r match the selector? */
+bool cli_rig_selector_matches(const cli_rig_sel *sel, const cr_rig *r);
+
 /* ---- saved rigs and detection ------------------------------------------------ */
 
 /* The saved-rigs path from $XDG_CONFIG_HOME / $HOME; prints an error and
@@ -391,6 +409,7 @@ int cmd_rigs(const cli_globals *g, int argc, char **argv);
 int cmd_quants(const cli_globals *g, int argc, char **argv);
 int cmd_fit(const cli_globals *g, int argc, char **argv);
 int cmd_plan(const cli_globals *g, int argc, char **argv);
+int cmd_buy(const cli_globals *g, int argc, char **argv);
 int cmd_rig(const cli_globals *g, int argc, char **argv);
 int cmd_detect(const cli_globals *g, int argc, char **argv);
 

@@ -595,88 +595,6 @@ static int render(const check_cfg *c, const cr_model *m, const row *rows, int n)
 	return EXIT_OK_;
 }
 
-/* A --rig selector: which catalog rigs it takes. */
-typedef enum sel_kind { SEL_ALL, SEL_GPUS, SEL_UNIFIED, SEL_CPU, SEL_MEM_GE, SEL_MEM_LE, SEL_VENDOR } sel_kind;
-
-typedef struct rig_sel {
-	sel_kind kind;
-	double gib;        /* SEL_MEM_*: the rig's total memory bound, GiB */
-	cr_vendor vendor;  /* SEL_VENDOR */
-} rig_sel;
-
-/* 1: @p s is a selector (filled in @p out); 0: it is not (a rig id or a
- * spec); -1: it is a selector with a bad value (message printed). Catalog
- * and saved ids never hold '=', '<' or '>', so "mem>=24" is never an id;
- * the words all, gpus, unified and cpu are taken before saved rigs. */
-static int parse_selector(const char *s, rig_sel *out)
-{
-	static const struct {
-		const char *word;
-		sel_kind kind;
-	} words[] = { { "all", SEL_ALL }, { "gpus", SEL_GPUS }, { "unified", SEL_UNIFIED }, { "cpu", SEL_CPU } };
-	const char *v = NULL;
-	char *end;
-
-	for (size_t i = 0; i < sizeof(words) / sizeof(*words); i++)
-		if (strcasecmp(s, words[i].word) == 0) {
-			out->kind = words[i].kind;
-			return 1;
-		}
-	if (strncasecmp(s, "vendor=", 7) == 0) {
-		out->kind = SEL_VENDOR;
-		if (cr_vendor_parse(s + 7, &out->vendor)) {
-			fprintf(stderr, "clefrun: --rig %s: expected vendor=nvidia, amd, apple, intel or other\n",
-				cli_shown(s));
-			return -1;
-		}
-		return 1;
-	}
-	if (strncasecmp(s, "mem>=", 5) == 0)
-		out->kind = SEL_MEM_GE, v = s + 5;
-	else if (strncasecmp(s, "mem<=", 5) == 0)
-		out->kind = SEL_MEM_LE, v = s + 5;
-	else
-		return 0;
-	out->gib = strtod(v, &end);
-	if (end == v || *end || !isfinite(out->gib) || out->gib < 0 || out->gib > CR_RIG_MEMORY_GIB_MAX) {
-		fprintf(stderr, "clefrun: --rig %s: expected a memory size in GiB, 0 to %g (mem>=24)\n",
-			cli_shown(s), (double)CR_RIG_MEMORY_GIB_MAX);
-		return -1;
-	}
-	return 1;
-}
-
-/* Does catalog rig @p r match? gpus: it has a discrete GPU; unified: a
- * unified-memory device; cpu: system memory only; mem: its total memory
- * (every device, as 'clefrun rigs' shows it); vendor: a device of it. */
-static bool selector_matches(const rig_sel *sel, const cr_rig *r)
-{
-	double gib = (double)cr_rig_memory_bytes(r) / 1073741824.0;
-	bool discrete = false, unified = false, vendor = false;
-
-	for (unsigned i = 0; i < r->n_devices; i++) {
-		discrete |= r->devices[i].kind == CR_MEM_DISCRETE;
-		unified |= r->devices[i].kind == CR_MEM_UNIFIED;
-		vendor |= cr_device_vendor(&r->devices[i]) == sel->vendor;
-	}
-	switch (sel->kind) {
-	case SEL_GPUS:
-		return discrete;
-	case SEL_UNIFIED:
-		return unified;
-	case SEL_CPU:
-		return !discrete && !unified;
-	case SEL_MEM_GE:
-		return gib >= sel->gib;
-	case SEL_MEM_LE:
-		return gib <= sel->gib;
-	case SEL_VENDOR:
-		return vendor;
-	default:
-		return true;
-	}
-}
-
 /* Rows in group order (cr_fit_group), then faster decode first, then the
  * order the rigs were given: the runs-well rigs lead with the fastest. */
 static int group_order(const void *pa, const void *pb)
@@ -883,8 +801,8 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 	if (rc)
 		return rc < 0 ? EXIT_OK_ : rc;
 	for (int i = 0; i < c.n_rigs; i++) {
-		rig_sel sel = { 0 };
-		int k = parse_selector(c.rig_ids[i], &sel);
+		cli_rig_sel sel = { 0 };
+		int k = cli_rig_selector_parse(c.rig_ids[i], &sel);
 
 		if (k < 0)
 			return EXIT_USAGE;
@@ -975,8 +893,8 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 	c.ctx = set.opts.n_ctx;
 
 	for (int i = 0; i < c.n_rigs; i++) {
-		rig_sel sel = { 0 };
-		int k = parse_selector(c.rig_ids[i], &sel);
+		cli_rig_sel sel = { 0 };
+		int k = cli_rig_selector_parse(c.rig_ids[i], &sel);
 
 		if (k == 0) {
 			const cr_rig *r = cli_find_rig(cat, c.rig_ids[i], &custom[i]);
@@ -998,7 +916,7 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 
 			for (int q = 0; q < nr && !dup; q++)
 				dup = rigs[q] == r;
-			if (!dup && selector_matches(&sel, r))
+			if (!dup && cli_rig_selector_matches(&sel, r))
 				rigs[nr++] = r;
 		}
 	}

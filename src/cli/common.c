@@ -273,3 +273,76 @@ void cli_fmt_rate(char *buf, size_t cap, double tps)
 	else
 		snprintf(buf, cap, "%.0f", tps);
 }
+
+/* 1: @p s is a selector (filled in @p out); 0: it is not (a rig id or a
+ * spec); -1: it is a selector with a bad value (message printed). Catalog
+ * and saved ids never hold '=', '<' or '>', so "mem>=24" is never an id;
+ * the words all, gpus, unified and cpu are taken before saved rigs. */
+int cli_rig_selector_parse(const char *s, cli_rig_sel *out)
+{
+	static const struct {
+		const char *word;
+		cli_sel_kind kind;
+	} words[] = { { "all", CLI_SEL_ALL }, { "gpus", CLI_SEL_GPUS }, { "unified", CLI_SEL_UNIFIED }, { "cpu", CLI_SEL_CPU } };
+	const char *v = NULL;
+	char *end;
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(*words); i++)
+		if (strcasecmp(s, words[i].word) == 0) {
+			out->kind = words[i].kind;
+			return 1;
+		}
+	if (strncasecmp(s, "vendor=", 7) == 0) {
+		out->kind = CLI_SEL_VENDOR;
+		if (cr_vendor_parse(s + 7, &out->vendor)) {
+			fprintf(stderr, "clefrun: --rig %s: expected vendor=nvidia, amd, apple, intel or other\n",
+				cli_shown(s));
+			return -1;
+		}
+		return 1;
+	}
+	if (strncasecmp(s, "mem>=", 5) == 0)
+		out->kind = CLI_SEL_MEM_GE, v = s + 5;
+	else if (strncasecmp(s, "mem<=", 5) == 0)
+		out->kind = CLI_SEL_MEM_LE, v = s + 5;
+	else
+		return 0;
+	out->gib = strtod(v, &end);
+	if (end == v || *end || !isfinite(out->gib) || out->gib < 0 || out->gib > CR_RIG_MEMORY_GIB_MAX) {
+		fprintf(stderr, "clefrun: --rig %s: expected a memory size in GiB, 0 to %g (mem>=24)\n",
+			cli_shown(s), (double)CR_RIG_MEMORY_GIB_MAX);
+		return -1;
+	}
+	return 1;
+}
+
+/* Does catalog rig @p r match? gpus: it has a discrete GPU; unified: a
+ * unified-memory device; cpu: system memory only; mem: its total memory
+ * (every device, as 'clefrun rigs' shows it); vendor: a device of it. */
+bool cli_rig_selector_matches(const cli_rig_sel *sel, const cr_rig *r)
+{
+	double gib = (double)cr_rig_memory_bytes(r) / 1073741824.0;
+	bool discrete = false, unified = false, vendor = false;
+
+	for (unsigned i = 0; i < r->n_devices; i++) {
+		discrete |= r->devices[i].kind == CR_MEM_DISCRETE;
+		unified |= r->devices[i].kind == CR_MEM_UNIFIED;
+		vendor |= cr_device_vendor(&r->devices[i]) == sel->vendor;
+	}
+	switch (sel->kind) {
+	case CLI_SEL_GPUS:
+		return discrete;
+	case CLI_SEL_UNIFIED:
+		return unified;
+	case CLI_SEL_CPU:
+		return !discrete && !unified;
+	case CLI_SEL_MEM_GE:
+		return gib >= sel->gib;
+	case CLI_SEL_MEM_LE:
+		return gib <= sel->gib;
+	case CLI_SEL_VENDOR:
+		return vendor;
+	default:
+		return true;
+	}
+}

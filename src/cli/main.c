@@ -21,6 +21,7 @@ static const struct {
 	{ "quants", cmd_quants, "list the quantization presets" },
 	{ "inspect", cmd_inspect, "read a GGUF header (file, URL, hf:): metadata, tensor bytes, memory" },
 	{ "fit", cmd_fit, "what can this rig run: every model with its best quant, ranked" },
+	{ "buy", cmd_buy, "what to buy or rent to run a model: priced rigs, cheapest first" },
 	{ "plan", cmd_plan, "serving plan: decode and decisions with N parallel sequences" },
 	{ "rig", cmd_rig, "saved rigs: rig add | list | show | rm" },
 	{ "detect", cmd_detect, "this machine as a rig (--rig local); --save NAME stores it" },

@@ -75,6 +75,7 @@ BASE = {
                             "--max-model-len", "8192"],
     "fit": ["fit", "--rig", "rtx4090"],
     "plan": ["plan", "--model", "llama-3.1-8b", "--rig", "rtx4090", "--parallel", "1,2"],
+    "buy": ["buy", "--model", "clef-flash", "--prices", "{root}/tests/fixtures/prices/sample.json"],
     "inspect": ["inspect", "{root}/tests/gguf/fixtures/tiny-llama.gguf"],
     "models": ["models"],
     "rigs": ["rigs"],
@@ -282,6 +283,12 @@ def extra_rows():
             for cmd in (["check", "--model", "clef-flash", "--rig", "rtx4090", "--quant", "Q4_K_M",
                          "--engine", "ollama"], ["fit", "--rig", "rtx4090", "--engine", "ollama", "--limit", "1"]):
                 out.append(("%s %s %s" % (cmd[0], var, what), cmd, {"env": {var: value}}))
+    # Prices files (buy --prices): escapes, a wrong type, a huge file, no file.
+    for what, text in BROKEN_PRICES.items():
+        out.append(("buy --prices " + what, ["buy", "--model", "clef-flash", "--prices", "{tmp}/p.json"],
+                    {"files": {"p.json": text}}))
+    out.append(("buy --prices directory", ["buy", "--model", "clef-flash", "--prices", "{tmp}"]))
+    out.append(("buy --prices missing file", ["buy", "--model", "clef-flash", "--prices", "{tmp}/none.json"]))
     for what, text in BROKEN_RIGS.items():
         files = {"config/clefrun/rigs.json": text}
         for cmd in (["rig", "list"], ["rig", "add", "box2", "--mem-gb", "8", "--bw-gbs", "100"],
@@ -289,6 +296,22 @@ def extra_rows():
             out.append(("saved rigs %s: %s" % (what, " ".join(cmd[:2])), cmd,
                         {"files": files, "unchanged": list(files)}))
     return out
+
+
+BROKEN_PRICES = {
+    "escape in what": '{"schema": 1, "currency": "USD", "prices": [{"rig": "rtx4090", "kind": "buy", "usd": 1, '
+                      '"date": "2024-01", "what": "\\u001b]0;pwned\\u0007", "source": "https://x"}]}',
+    "credential in source": '{"schema": 1, "currency": "USD", "prices": [{"rig": "rtx4090", "kind": "buy", '
+                            '"usd": 1, "date": "2024-01", "what": "x", "source": "ftp://u:secret@x"}]}',
+    "string for usd": '{"schema": 1, "currency": "USD", "prices": [{"rig": "rtx4090", "kind": "buy", "usd": "1", '
+                      '"date": "2024-01", "what": "x", "source": "https://x"}]}',
+    "nan usd": '{"schema": 1, "currency": "USD", "prices": [{"rig": "rtx4090", "kind": "buy", "usd": 1e999, '
+               '"date": "2024-01", "what": "x", "source": "https://x"}]}',
+    "deep nesting": '{"schema": 1, "currency": "USD", "prices": ' + "[" * 5000 + "]" * 5000 + "}",
+    "huge": '{"schema": 1, "currency": "USD", "prices": [' + " " * (9 << 20) + "]}",
+    "truncated": '{"schema": 1, "currency": "USD", "prices": [{"rig": "rtx4090"',
+    "not utf-8": b'{"schema": 1, "currency": "USD", "prices": [{"rig": "rtx\xff4090"}]}',
+}
 
 
 def run(binary, args, wrapper, setup=None):

@@ -207,6 +207,12 @@ run_json("check --rig local", ["check", "--model", "clef-flash", "--rig", "local
 
 F = "fit.schema.json"
 run_json("fit", ["fit", "--rig", "rtx4090"], F)
+PRICES = os.path.join(SRC, "tests", "fixtures", "prices", "sample.json")
+run_json("buy, fixture prices", ["buy", "--model", "clef-flash", "--prices", PRICES], "buy.schema.json")
+run_json("buy --all, rows that do not reach", ["buy", "--model", "deepseek-v3", "--all", "--prices", PRICES],
+         "buy.schema.json", codes=(0, 3))
+run_json("buy, built-in prices", ["buy", "--model", "llama-3.1-8b", "--kind", "rent"], "buy.schema.json",
+         codes=(0, 3))
 run_json("fit --all", ["fit", "--rig", "rtx4090", "--all"], F)
 run_json("fit --all --ctx 200000 (context rows)", ["fit", "--rig", "m3-ultra-512", "--all", "--ctx", "200000"], F)
 run_json("fit --family --workload decide", ["fit", "--rig", "2x3090", "--family", "qwen", "--workload", "decide",
