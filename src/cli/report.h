@@ -164,6 +164,18 @@ typedef struct rpt_data {
 	int multi;                /* the first rig with several GPUs and a decode speed; -1 none */
 	double multi_agg_gbs;     /* its accelerators' bandwidth added up, GB/s */
 	double multi_naive_tps;   /* the calculators' 0.5 x multi_agg_gbs / file size, tokens/s */
+	/* "Which devices run it": every catalog rig at the primary quant, grouped
+	 * (cr_decide_group), in catalog order within a group. Allocated. */
+	const cr_rig **dev_rigs;
+	cr_estimate *dev_est;
+	size_t n_dev;
+	/* "What to buy or rent" (buy.h): the built-in prices (or the --catalog
+	 * directory's prices.json), the priced rigs ranked; catalog models only. */
+	cr_prices *prices;
+	cr_buy_row *buy_rows, *rent_rows;
+	size_t n_buy, n_rent, buy_reach, rent_reach;
+	const cr_quant *buy_quants[RPT_MAX_QUANTS];
+	char prices_note[160];    /* why there is no such section, or "" */
 	cr_catalog *cat;
 } rpt_data;
 

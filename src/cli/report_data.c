@@ -164,6 +164,8 @@ static int kv_facts_of(const rpt_data *d, rpt_kv *f, cr_error *err)
 	return 0;
 }
 
+static int gather_devices(const rpt_cfg *c, rpt_data *d, const cr_estimate_request *req);
+
 int rpt_gather(const rpt_cfg *c, rpt_data *d)
 {
 	cli_source_opts so = CLI_SOURCE_OPTS_INIT;
@@ -285,14 +287,102 @@ int rpt_gather(const rpt_cfg *c, rpt_data *d)
 				d->multi_agg_gbs += r->devices[g].count * r->devices[g].bandwidth_gbs;
 		d->multi_naive_tps = 0.5 * d->multi_agg_gbs * 1e9 / (double)d->q[d->primary].weights_bytes;
 	}
-	return 0;
+	return gather_devices(c, d, &req);
 fail:
 	free(mem);
 	return fail_estimate(c, rc, &err);
 }
 
+/* Every catalog rig at the primary quant (the seed pages' "which GPUs can
+ * run it"), and the priced rigs ranked for buying and renting (buy.h) with
+ * the report's quants as candidates. */
+static int gather_devices(const rpt_cfg *c, rpt_data *d, const cr_estimate_request *req)
+{
+	const cr_model *m = &d->cm.model;
+	cr_estimate_setup set;
+	cr_error err = CR_ERROR_INIT;
+	size_t n = cr_catalog_rig_count(d->cat);
+	int rc;
+
+	d->dev_rigs = calloc(n + 1, sizeof(*d->dev_rigs));
+	d->dev_est = calloc(n + 1, sizeof(*d->dev_est));
+	d->buy_rows = calloc(n + 1, sizeof(*d->buy_rows));
+	d->rent_rows = calloc(n + 1, sizeof(*d->rent_rows));
+	if (!d->dev_rigs || !d->dev_est || !d->buy_rows || !d->rent_rows) {
+		fprintf(stderr, "clefrun: out of memory\n");
+		return EXIT_ERROR;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const cr_rig *r = cr_catalog_rig_at(d->cat, i);
+
+		if ((rc = cr_estimate_resolve_opts(m, r, req, &set, &err)) ||
+		    (rc = cr_estimate_run_weights(m, &d->q[d->primary].weights, r, &set.opts, &d->dev_est[d->n_dev],
+						  &err)))
+			return fail_estimate(c, rc, &err);
+		d->dev_rigs[d->n_dev++] = r;
+	}
+	/* As check --rig all orders them: group, then faster decode first (a
+	 * stable insertion sort keeps the catalog order on a tie). */
+	for (size_t i = 1; i < d->n_dev; i++) {
+		const cr_rig *rr = d->dev_rigs[i];
+		cr_estimate e = d->dev_est[i];
+		size_t j = i;
+
+		for (; j > 0; j--) {
+			const cr_estimate *p = &d->dev_est[j - 1];
+			cr_fit_group gp = cr_decide_group(p->tier), ge = cr_decide_group(e.tier);
+
+			if (gp < ge || (gp == ge && p->decode_tokens_per_s >= e.decode_tokens_per_s))
+				break;
+			d->dev_est[j] = d->dev_est[j - 1];
+			d->dev_rigs[j] = d->dev_rigs[j - 1];
+		}
+		d->dev_est[j] = e;
+		d->dev_rigs[j] = rr;
+	}
+	if (d->cm.from_gguf) {
+		snprintf(d->prices_note, sizeof(d->prices_note),
+			 "a GGUF file has one quantization; prices are ranked for catalog models (clefrun buy)");
+		return 0;
+	}
+	if (c->g.catalog_dir) {
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s/prices.json", c->g.catalog_dir);
+		rc = cr_prices_load_file(path, d->cat, &d->prices, &err);
+	} else {
+		rc = cr_prices_load_embedded(d->cat, &d->prices, &err);
+	}
+	if (rc) {
+		/* The page still says what runs it; the prices section says why it is empty. */
+		snprintf(d->prices_note, sizeof(d->prices_note), "no prices: %s", err.message);
+		return 0;
+	}
+	for (int k = 0; k < d->n_q; k++)
+		d->buy_quants[k] = d->q[k].quant;
+	if ((rc = cr_buy_rank(m, d->buy_quants, (size_t)d->n_q, d->dev_rigs, d->n_dev, d->prices, req, CR_TIER_OK,
+			      CR_PRICE_BUY, d->buy_rows, &d->n_buy, &err)) ||
+	    (rc = cr_buy_rank(m, d->buy_quants, (size_t)d->n_q, d->dev_rigs, d->n_dev, d->prices, req, CR_TIER_OK,
+			      CR_PRICE_RENT, d->rent_rows, &d->n_rent, &err)))
+		return fail_estimate(c, rc, &err);
+	for (size_t i = 0; i < d->n_buy; i++)
+		d->buy_reach += d->buy_rows[i].reaches;
+	for (size_t i = 0; i < d->n_rent; i++)
+		d->rent_reach += d->rent_rows[i].reaches;
+	return 0;
+}
+
 void rpt_free(rpt_data *d)
 {
+	free(d->dev_rigs);
+	free(d->dev_est);
+	free(d->buy_rows);
+	free(d->rent_rows);
+	cr_prices_free(d->prices);
+	d->dev_rigs = NULL;
+	d->dev_est = NULL;
+	d->buy_rows = d->rent_rows = NULL;
+	d->prices = NULL;
 	cr_catalog_free(d->cat);
 	d->cat = NULL;
 }

@@ -470,6 +470,129 @@ static void section_rigs(cli_buf *b, const rpt_data *d)
 	cli_buf_puts(b, "</section>\n");
 }
 
+/* "Which devices run it": every catalog rig at the report's first quant,
+ * grouped as the seed pages group them (cr_decide_group), names only. */
+static void section_devices(cli_buf *b, const rpt_data *d)
+{
+	cli_buf_puts(b, "<section id=\"devices\" aria-labelledby=\"h-devices\">\n"
+			"<h2 id=\"h-devices\">Which devices run it</h2>\n<p>");
+	cli_buf_esc(b, d->q[d->primary].label);
+	cli_buf_printf(b, " on each of the catalog&#39;s %zu rigs, grouped by tier "
+			  "(<code class=\"nw\">clefrun check --rig all</code> gives the figures).</p>\n", d->n_dev);
+	for (int g = 0; g < CR_GROUP_COUNT; g++) {
+		size_t n = 0, k = 0;
+
+		for (size_t i = 0; i < d->n_dev; i++)
+			n += cr_decide_group(d->dev_est[i].tier) == (cr_fit_group)g;
+		if (!n)
+			continue;
+		cli_buf_printf(b, "<h3>%s <span class=\"muted\">(%zu)</span></h3>\n<p class=\"devices\">",
+			       cr_fit_group_title((cr_fit_group)g), n);
+		for (size_t i = 0; i < d->n_dev; i++) {
+			const cr_estimate *e = &d->dev_est[i];
+			char x[16];
+
+			if (cr_decide_group(e->tier) != (cr_fit_group)g)
+				continue;
+			if (k++)
+				cli_buf_puts(b, ", ");
+			cli_buf_esc(b, d->dev_rigs[i]->name);
+			if (e->decode_tokens_per_s > 0) {
+				cli_fmt_rate(x, sizeof(x), e->decode_tokens_per_s);
+				cli_buf_printf(b, " <span class=\"sub\">%s t/s</span>", x);
+			}
+		}
+		cli_buf_puts(b, "</p>\n");
+	}
+	cli_buf_puts(b, "</section>\n");
+}
+
+static void usd_cell(cli_buf *b, double v)
+{
+	if (v <= 0)
+		cli_buf_puts(b, "<td class=\"num\">&#8212;</td>");
+	else
+		cli_buf_printf(b, v < 1 ? "<td class=\"num\">$%.3f</td>" : v < 100 ? "<td class=\"num\">$%.2f</td>"
+										   : "<td class=\"num\">$%.0f</td>",
+			       v);
+}
+
+/* One table of the buy section: the first five rows that reach ok. */
+static void buy_table(cli_buf *b, const rpt_data *d, const cr_buy_row *rows, size_t n, size_t reach, bool rent)
+{
+	size_t shown = reach < 5 ? reach : 5;
+
+	cli_buf_printf(b, "<h3>%s <span class=\"muted\">(%zu of %zu priced rigs reach ok)</span></h3>\n",
+		       rent ? "Rent by the hour" : "Buy", reach, n);
+	if (!shown)
+		return;
+	cli_buf_printf(b, "<div class=\"scroll\"><table class=\"buy\">\n<thead><tr><th scope=\"col\">Rig</th>"
+			  "<th scope=\"col\">Quant</th><th scope=\"col\">Tier</th><th scope=\"col\" class=\"num\">Decode tokens/s</th>"
+			  "<th scope=\"col\" class=\"num\">%s</th>%s<th scope=\"col\">Dated</th>%s</tr></thead>\n<tbody>\n",
+		       rent ? "$ per hour" : "Price", rent ? "<th scope=\"col\">Provider</th>" : "",
+		       rent ? "<th scope=\"col\" class=\"num\">$ per million tokens</th><th scope=\"col\" class=\"num\">$ per 1,000 decisions</th>"
+			    : "<th scope=\"col\" class=\"num\">$ per token/s</th>");
+	for (size_t i = 0; i < shown; i++) {
+		const cr_buy_row *r = &rows[i];
+		char x[16];
+
+		cli_buf_puts(b, "<tr><th scope=\"row\">");
+		rig_cell(b, r->rig);
+		cli_buf_puts(b, "</th><td>");
+		cli_buf_esc(b, d->q[r->quant_index].label);
+		cli_buf_puts(b, "</td><td>");
+		tier_badge(b, r->estimate.tier);
+		cli_fmt_rate(x, sizeof(x), r->estimate.decode_tokens_per_s);
+		cli_buf_printf(b, "</td><td class=\"num\">%s</td>", x);
+		usd_cell(b, r->price->usd);
+		if (rent) {
+			cli_buf_puts(b, "<td>");
+			cli_buf_esc(b, r->price->provider);
+			cli_buf_puts(b, "</td>");
+		}
+		/* The page links nowhere (docs/report.md): the date, with what the
+		 * price is as its title; clefrun buy --format json has the source. */
+		cli_buf_puts(b, "<td title=\"");
+		cli_buf_esc(b, r->price->what);
+		cli_buf_puts(b, "\">");
+		cli_buf_esc(b, r->price->date);
+		cli_buf_puts(b, "</td>");
+		if (rent) {
+			usd_cell(b, r->usd_per_mtok);
+			usd_cell(b, r->usd_per_kdecisions);
+		} else {
+			usd_cell(b, r->usd_per_tps);
+		}
+		cli_buf_puts(b, "</tr>\n");
+	}
+	cli_buf_puts(b, "</tbody>\n</table></div>\n");
+}
+
+/* "What to buy or rent" (buy.h): the cheapest priced rigs that reach ok. */
+static void section_buy(cli_buf *b, const rpt_data *d)
+{
+	char lo[11], hi[11];
+
+	cli_buf_puts(b, "<section id=\"buy\" aria-labelledby=\"h-buy\">\n<h2 id=\"h-buy\">What to buy or rent</h2>\n");
+	if (d->prices_note[0]) {
+		cli_buf_puts(b, "<p class=\"muted\">Not shown: ");
+		cli_buf_esc(b, d->prices_note);
+		cli_buf_puts(b, ".</p>\n</section>\n");
+		return;
+	}
+	cr_prices_date_range(d->prices, lo, hi);
+	cli_buf_printf(b, "<p>The cheapest priced rigs whose best quant (the most bits per weight of this page&#39;s "
+			  "quants) reaches <em>ok</em>. Prices are launch prices and list rents in US dollars, each "
+			  "with the date it was stated (%s to %s): they age, and none is a quote for today. Costs per "
+			  "token and per decision are at one sequence&#39;s speed; serving several at once costs less "
+			  "(<code class=\"nw\">clefrun plan --parallel</code>). Each price&#39;s source URL is in "
+			  "<code class=\"nw\">clefrun buy --model ID --format json</code> and data/prices.json.</p>\n",
+		       lo[0] ? lo : "-", hi[0] ? hi : "-");
+	buy_table(b, d, d->buy_rows, d->n_buy, d->buy_reach, false);
+	buy_table(b, d, d->rent_rows, d->n_rent, d->rent_reach, true);
+	cli_buf_puts(b, "</section>\n");
+}
+
 static void section_chart(cli_buf *b, const rpt_data *d)
 {
 	rpt_chart_storage *s = malloc(sizeof(*s));
@@ -670,6 +793,8 @@ void rpt_page(cli_buf *b, const rpt_cfg *c, const rpt_data *d)
 	section_facts(b, d, &d->kv);
 	section_local(b, d);
 	section_rigs(b, d);
+	section_devices(b, d);
+	section_buy(b, d);
 	section_chart(b, d);
 	section_method(b, d, &d->kv);
 	cli_buf_printf(b, "</main>\n<footer>\n<p>Generated by clefrun %s (catalog %s). This file is complete "
