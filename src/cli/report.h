@@ -176,6 +176,12 @@ typedef struct rpt_data {
 	size_t n_buy, n_rent, buy_reach, rent_reach;
 	const cr_quant *buy_quants[RPT_MAX_QUANTS];
 	char prices_note[160];    /* why there is no such section, or "" */
+	/* "Serving several users" (plan.h): the first rig of the table on which the
+	 * primary quant fits, N = 1, 2, 4 ... sequences, each with the report's
+	 * context (N x that in all, capped at the model's maximum). */
+	int serve_rig;            /* index into r[]; -1: no rig fits */
+	cr_parallel_point serve[6];
+	size_t n_serve;
 	cr_catalog *cat;
 } rpt_data;
 

@@ -165,6 +165,7 @@ static int kv_facts_of(const rpt_data *d, rpt_kv *f, cr_error *err)
 }
 
 static int gather_devices(const rpt_cfg *c, rpt_data *d, const cr_estimate_request *req);
+static int gather_serving(const rpt_cfg *c, rpt_data *d, const cr_estimate_request *req);
 
 int rpt_gather(const rpt_cfg *c, rpt_data *d)
 {
@@ -287,6 +288,8 @@ int rpt_gather(const rpt_cfg *c, rpt_data *d)
 				d->multi_agg_gbs += r->devices[g].count * r->devices[g].bandwidth_gbs;
 		d->multi_naive_tps = 0.5 * d->multi_agg_gbs * 1e9 / (double)d->q[d->primary].weights_bytes;
 	}
+	if ((rc = gather_serving(c, d, &req)))
+		return rc;
 	return gather_devices(c, d, &req);
 fail:
 	free(mem);
@@ -369,6 +372,40 @@ static int gather_devices(const rpt_cfg *c, rpt_data *d, const cr_estimate_reque
 		d->buy_reach += d->buy_rows[i].reaches;
 	for (size_t i = 0; i < d->n_rent; i++)
 		d->rent_reach += d->rent_rows[i].reaches;
+	return 0;
+}
+
+/* The plan of N parallel sequences on the first rig that runs the primary
+ * quant: each sequence keeps the report's context, as llama-server -np N -c
+ * N x CTX gives it, while N x CTX stays within the model's maximum context. */
+static int gather_serving(const rpt_cfg *c, rpt_data *d, const cr_estimate_request *req)
+{
+	static const uint32_t ns[] = { 1, 2, 4, 8, 16, 32 };
+	const cr_model *m = &d->cm.model;
+	cr_estimate_setup set;
+	cr_error err = CR_ERROR_INIT;
+	int rc;
+
+	d->serve_rig = -1;
+	for (int i = 0; i < d->n_r && d->serve_rig < 0; i++)
+		if (d->r[i].est[d->primary].fits && d->r[i].est[d->primary].decode_tokens_per_s > 0)
+			d->serve_rig = i;
+	if (d->serve_rig < 0)
+		return 0;
+	if ((rc = cr_estimate_resolve_opts(m, d->r[d->serve_rig].rig, req, &set, &err)))
+		return fail_estimate(c, rc, &err);
+	for (size_t k = 0; k < sizeof(ns) / sizeof(*ns); k++) {
+		cr_estimate_opts o = set.opts;
+		uint64_t total = (uint64_t)d->opts.n_ctx * ns[k];
+
+		if (m->context_max && total > m->context_max)
+			break;
+		o.n_ctx = (uint32_t)total;
+		if ((rc = cr_plan_parallel(m, &d->q[d->primary].weights, d->r[d->serve_rig].rig, &o, &ns[k], 1,
+					   &d->serve[d->n_serve], &err)))
+			return fail_estimate(c, rc, &err);
+		d->n_serve++;
+	}
 	return 0;
 }
 

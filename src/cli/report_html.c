@@ -593,6 +593,61 @@ static void section_buy(cli_buf *b, const rpt_data *d)
 	cli_buf_puts(b, "</section>\n");
 }
 
+/* "Serving several users": per-sequence and aggregate decode for N parallel
+ * sequences on one rig (plan.h), the aggregate drawn as a bar. */
+static void section_serving(cli_buf *b, const rpt_data *d)
+{
+	double top = 0;
+	char ctx[16];
+
+	if (d->serve_rig < 0 || !d->n_serve)
+		return;
+	for (size_t i = 0; i < d->n_serve; i++)
+		if (d->serve[i].estimate.fits && d->serve[i].aggregate_tokens_per_s > top)
+			top = d->serve[i].aggregate_tokens_per_s;
+	cli_fmt_ctx(ctx, sizeof(ctx), d->opts.n_ctx);
+	cli_buf_puts(b, "<section id=\"serving\" aria-labelledby=\"h-serving\">\n"
+			"<h2 id=\"h-serving\">Serving several users</h2>\n<p>");
+	cli_buf_esc(b, d->q[d->primary].label);
+	cli_buf_puts(b, " on ");
+	cli_buf_esc(b, d->r[d->serve_rig].rig->name);
+	cli_buf_printf(b, " (the first rig above that runs it), N sequences decoded together, each with a "
+			  "context of %s tokens (llama-server <code class=\"nw\">-np N -c N&#215;%u</code>). One step "
+			  "reads the weights once for every sequence and each sequence&#39;s own cache, so the aggregate "
+			  "grows while each user&#39;s speed falls (<code class=\"nw\">clefrun plan --parallel</code>, "
+			  "<code>docs/plans.md</code>).</p>\n",
+		       ctx, d->opts.n_ctx);
+	cli_buf_puts(b, "<div class=\"scroll\"><table class=\"serving\">\n<thead><tr><th scope=\"col\" class=\"num\">Sequences</th>"
+			"<th scope=\"col\" class=\"num\">Memory needed / usable</th><th scope=\"col\">Fits</th>"
+			"<th scope=\"col\" class=\"num\">Per user tokens/s</th><th scope=\"col\">Aggregate tokens/s</th>"
+			"<th scope=\"col\" class=\"num\">Decisions/s</th></tr></thead>\n<tbody>\n");
+	for (size_t i = 0; i < d->n_serve; i++) {
+		const cr_parallel_point *p = &d->serve[i];
+		char x[32], y[32];
+		double w = top > 0 ? 100.0 * p->aggregate_tokens_per_s / top : 0;
+
+		fmt_gib(x, sizeof(x), p->estimate.memory.total_bytes);
+		fmt_gib(y, sizeof(y), p->estimate.memory.available_bytes);
+		cli_buf_printf(b, "<tr><td class=\"num\">%u</td><td class=\"num\">%s<span class=\"sub\">of %s</span></td><td>%s</td>",
+			       p->n_seq, x, y, p->estimate.fits ? "yes" : "no");
+		if (!p->estimate.fits) {
+			cli_buf_puts(b, "<td class=\"num\">&#8212;</td><td>&#8212;</td><td class=\"num\">&#8212;</td></tr>\n");
+			continue;
+		}
+		cli_fmt_rate(x, sizeof(x), p->per_seq_tokens_per_s);
+		cli_fmt_rate(y, sizeof(y), p->aggregate_tokens_per_s);
+		cli_buf_printf(b, "<td class=\"num\">%s</td><td><span class=\"bar\" style=\"display:inline-block;"
+				  "height:0.8em;background:currentColor;opacity:0.35;width:%.0f%%;max-width:12em;"
+				  "min-width:1px\"></span> %s</td>",
+			       x, w, y);
+		if (p->decisions_per_s > 0)
+			cli_buf_printf(b, "<td class=\"num\">%.2f</td></tr>\n", p->decisions_per_s);
+		else
+			cli_buf_puts(b, "<td class=\"num\">&#8212;</td></tr>\n");
+	}
+	cli_buf_puts(b, "</tbody>\n</table></div>\n</section>\n");
+}
+
 static void section_chart(cli_buf *b, const rpt_data *d)
 {
 	rpt_chart_storage *s = malloc(sizeof(*s));
@@ -793,6 +848,7 @@ void rpt_page(cli_buf *b, const rpt_cfg *c, const rpt_data *d)
 	section_facts(b, d, &d->kv);
 	section_local(b, d);
 	section_rigs(b, d);
+	section_serving(b, d);
 	section_devices(b, d);
 	section_buy(b, d);
 	section_chart(b, d);
