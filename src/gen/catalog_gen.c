@@ -173,6 +173,8 @@ static void put_model(FILE *f, const cr_model *m, size_t i)
 			m->vision.temporal_patch, m->vision.positions, m->vision.merge);
 	}
 	field_bool(f, ind, "tied_embeddings", m->tied_embeddings);
+	if (m->task != CR_TASK_GENERATION)
+		fprintf(f, "%s.task = %s,\n", ind, m->task == CR_TASK_EMBEDDING ? "CR_TASK_EMBEDDING" : "CR_TASK_RERANK");
 	field_str(f, ind, "native_type", m->native_type);
 	field_dbl(f, ind, "native_bpw", m->native_bpw);
 	field_str(f, ind, "native_source", m->native_source);

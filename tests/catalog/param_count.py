@@ -9,7 +9,8 @@ estimator (src/lib/estimate): it is a second reading of the same data.
 
 What is counted, per layer kind (docs/catalog.md "The parameter test"):
   embedding      vocab x hidden, plus an output head of the same size unless
-                 tied_embeddings
+                 tied_embeddings or the model is an embedding model ("task":
+                 "embedding": the checkpoint is the bare transformer, no head)
   attention      F and S layers: q (heads x head_dim_k), k (kv_heads x
                  head_dim_k), v (kv_heads x head_dim_v), o (heads x head_dim_v)
                  projections; gated-attention archs double q; MLA: q_a/q_b (or
@@ -132,7 +133,7 @@ def count(m):
     """(total, active) parameters: the text stack plus a vision tower."""
     h, v = m["hidden"], m["vocab"]
     emb = v * h
-    head = 0 if m["tied_embeddings"] else v * h
+    head = 0 if m["tied_embeddings"] or m.get("task") == "embedding" else v * h
     norms = NORMS_PER_LAYER.get(m["arch"], 2) * h
     total = active = emb + head + h + vision(m)
     for i, k in enumerate(layer_kinds(m)):
