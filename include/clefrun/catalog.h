@@ -59,6 +59,8 @@ typedef struct cr_vision {
 	uint32_t patch, temporal_patch; /**< patch side, frames per patch */
 	uint32_t positions;           /**< learned position embeddings */
 	uint32_t merge;               /**< spatial merge: merge x merge patches per token */
+	uint32_t deepstack;           /**< extra mergers feeding ViT layers to the text stack (Qwen3-VL
+				           deepstack_visual_indexes); 0 when none */
 } cr_vision;
 
 /** What a model is run for. An embedding or reranking model reads its input

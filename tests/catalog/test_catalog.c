@@ -204,6 +204,7 @@ static unsigned same_model(const cr_model *a, const cr_model *b)
 	SAME_NUM(w, id, vision.temporal_patch);
 	SAME_NUM(w, id, vision.positions);
 	SAME_NUM(w, id, vision.merge);
+	SAME_NUM(w, id, vision.deepstack);
 	SAME_NUM(w, id, tied_embeddings);
 	SAME_NUM(w, id, task);
 	SAME_STR(w, id, native_type);
@@ -773,6 +774,10 @@ static const hostile_row hostile_rows[] = {
 	  "\"vision\":{\"layers\":1,\"hidden\":8,\"ffn\":8,\"patch\":2,\"temporal_patch\":1,"
 	  "\"positions\":4},\"tied_embeddings\"",
 	  CR_ERR_INVALID, "models.json: models[0].vision.merge: missing field (expected an integer)" },
+	{ "vision deepstack zero", F_MODELS, "\"tied_embeddings\"",
+	  "\"vision\":{\"layers\":2,\"hidden\":64,\"ffn\":128,\"patch\":16,\"temporal_patch\":2,"
+	  "\"positions\":4,\"merge\":2,\"deepstack\":0},\"tied_embeddings\"", CR_ERR_INVALID,
+	  "models.json: models[0].vision.deepstack: expected an integer from 1 to 1048576, got 0" },
 	{ "mla.q_lora_rank zero", F_MODELS, "\"tied_embeddings\"",
 	  "\"mla\":{\"kv_lora_rank\":8,\"rope_dim\":0,\"q_lora_rank\":0},\"tied_embeddings\"",
 	  CR_ERR_INVALID, "models.json: models[0].mla.q_lora_rank: expected an integer from 1 to 1048576, got 0" },

@@ -571,9 +571,9 @@ static int read_model(jr_ctx *c, const cJSON *o, cr_model *m)
 	static const char *const moe_keys[] = { "total", "used", "shared", "dense_layers",
 		"dense_ffn", "shared_ffn", "every", NULL };
 	static const char *const vis_keys[] = { "layers", "hidden", "ffn", "patch",
-		"temporal_patch", "positions", "merge", NULL };
+		"temporal_patch", "positions", "merge", "deepstack", NULL };
 	static const uint64_t mla_lo[] = { 1, 0, 1 }, moe_lo[] = { 1, 1, 0, 1, 1, 1, 2 },
-		vis_lo[] = { 1, 1, 1, 1, 1, 1, 1 };
+		vis_lo[] = { 1, 1, 1, 1, 1, 1, 1, 1 };
 	char pattern[CR_MAX_LAYERS + 1] = "F";
 	uint64_t v[8], win = 0;
 	bool has_swa = false, has_rec = false;
@@ -690,11 +690,11 @@ static int read_model(jr_ctx *c, const cJSON *o, cr_model *m)
 		m->experts_every = (uint32_t)v[6];
 	}
 	if (cJSON_HasObjectItem(o, "vision")) {
-		if ((rc = read_sub_uints(c, o, "vision", vis_keys, vis_lo, v, 7, 7)))
+		if ((rc = read_sub_uints(c, o, "vision", vis_keys, vis_lo, v, 7, 8)))
 			return rc;
 		m->vision = (cr_vision){ .layers = (uint32_t)v[0], .hidden = (uint32_t)v[1],
 			.ffn = (uint32_t)v[2], .patch = (uint32_t)v[3], .temporal_patch = (uint32_t)v[4],
-			.positions = (uint32_t)v[5], .merge = (uint32_t)v[6] };
+			.positions = (uint32_t)v[5], .merge = (uint32_t)v[6], .deepstack = (uint32_t)v[7] };
 	}
 	if (cJSON_HasObjectItem(o, "native_quant"))
 		return read_native_quant(c, o, m);
