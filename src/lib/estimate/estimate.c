@@ -421,16 +421,37 @@ static double cpu_moe_share(const cr_model *m, const cr_estimate_opts *o)
  * (n_embd x n_ff) when dense layers do. Logged: Qwen3-235B-A22B Q8_0, every
  * expert on the CPU, ubatch 512, 32k: CUDA0 compute 1024.00 MiB = 816 (one
  * Q8_0 expert tensor: 128 x 4096 x 1536 x 8.5 bits) + 208 (the FFN peak);
- * bench/data/gpu_memory_logs.csv row 2. Metal needs no copy; a rig
- * without a system RAM tier has no host-resident weight to copy.
+ * bench/data/gpu_memory_logs.csv row 2. When layers are in RAM the output
+ * layer is too (llama.cpp offloads it only when n_gpu_layers > n_layer:
+ * llama-model.cpp load_tensors), and the output matmul is offloaded the same
+ * way: its weight (vocab x n_embd, kept at Q6_K or better by llama-quantize's
+ * output-tensor rule, llama-quant.cpp) beside the logits (vocab x n_ubatch
+ * F32) and the hidden rows. Logged: Pythia-2.8B Q4_0, -ngl 10, ubatch 512:
+ * CUDA0 compute 203.99 MiB, with flash attention on and off, = 100.74 (the
+ * Q6_K output weight) + 98.25 (logits) + 5.00 (one hidden row); the same run
+ * with every layer on the GPU: 103.25 and 162.00 (rows 109 to 111). Metal
+ * needs no copy; a rig without a system RAM tier has no host-resident
+ * weight to copy. @p layers_in_ram: dense layers (and so the output layer)
+ * in RAM; else only routed experts are (--cpu-moe, --n-cpu-moe).
  * Returns the bytes the copy adds to that buffer, 0 when there is none.
  */
 #define OP_OFFLOAD_MIN_BATCH 32
+/* Q6_K bits per weight (ggml-common.h block_q6_K: 210 bytes per 256). */
+#define OUTPUT_MIN_BPW 6.5625
+
+/* The output weight: vocab x n_embd at the mix's bits per weight, at least
+ * Q6_K's (llama-quantize's rule above; F16 and Q8_0 files keep their own). */
+static double output_weight_bytes(const cr_model *m, double weights)
+{
+	double avg = m->params ? weights / (double)m->params : 0;
+
+	return (double)m->vocab * m->hidden * (avg > OUTPUT_MIN_BPW / 8.0 ? avg : OUTPUT_MIN_BPW / 8.0);
+}
 
 static double op_offload_extra(const cr_model *m, const cr_estimate_opts *o, double weights,
-			       const tiers *t, double compute, double ffn_peak)
+			       const tiers *t, double compute, double ffn_peak, bool layers_in_ram)
 {
-	double bpp = m->params ? weights / (double)m->params : 0, tensor, extra;
+	double bpp = m->params ? weights / (double)m->params : 0, tensor, extra, peak;
 
 	if (!t->op_offload || !t->has_sys || ubatch(o) < OP_OFFLOAD_MIN_BATCH)
 		return 0;
@@ -441,7 +462,16 @@ static double op_offload_extra(const cr_model *m, const cr_estimate_opts *o, dou
 	} else {
 		tensor = (double)m->hidden * m->ffn * bpp;
 	}
-	extra = ffn_peak + tensor - compute;
+	peak = ffn_peak + tensor;
+	if (layers_in_ram) {
+		double row = ubatch(o) * 4.0;
+		double out_peak = output_weight_bytes(m, weights) + (double)m->vocab * row +
+				  2.0 * row * m->hidden;
+
+		if (out_peak > peak)
+			peak = out_peak;
+	}
+	extra = peak - compute;
 	return extra > 0 ? extra : 0;
 }
 
@@ -456,6 +486,7 @@ typedef struct plan {
 	double unified_host;/* host buffers living in unified accelerator memory */
 	double compute;     /* one compute buffer */
 	double offload;     /* what op offload adds to the first GPU's compute buffer */
+	double out_moved;   /* output-layer weight bytes moved to RAM with the layers (below) */
 	double free_bytes;  /* left on the limiting tier */
 } plan;
 
@@ -467,7 +498,8 @@ static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_op
 	double state = (double)pf->state_bytes;
 	double ffn_peak;
 	double compute = compute_buffer(m, pf, o, &ffn_peak);
-	double offload = op_offload_extra(m, o, weights, t, compute, ffn_peak);
+	double offload = op_offload_extra(m, o, weights, t, compute, ffn_peak, false);
+	double offload_layers = op_offload_extra(m, o, weights, t, compute, ffn_peak, true);
 	/* Logits of one output per sequence, host side (0.49 MiB for a 128k vocab). */
 	double output = (double)m->vocab * 4.0 * o->n_seq;
 	double host_w, dev_w, host_extra, margin_acc, sys_bytes, free_acc;
@@ -515,14 +547,21 @@ static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_op
 		/* Partial offload: fill the accelerators up to their margin (as
 		 * llama.cpp's auto-fit does); the remaining layers go to RAM, and
 		 * the GPU then holds a copy of one of their weights (above). */
-		double room = t->acc_cap - margin_acc - compute * t->n_acc - p->unified_host - offload;
+		double room = t->acc_cap - margin_acc - compute * t->n_acc - p->unified_host - offload_layers;
 		double spill = p->layer_bytes - (room > 0 ? room : 0);
 
 		p->f = spill > p->layer_bytes ? 1.0 : spill / p->layer_bytes;
 	}
-	p->offload = p->f > 0 || p->expert_sys > 0 ? offload : 0;
-	p->acc_bytes = (1.0 - p->f) * p->layer_bytes + compute * t->n_acc + p->offload + p->unified_host;
-	sys_bytes = host_extra + p->f * p->layer_bytes + p->expert_sys;
+	p->offload = p->f > 0 ? offload_layers : p->expert_sys > 0 ? offload : 0;
+	/* With layers in RAM the output layer is in RAM too (llama.cpp offloads it
+	 * only when n_gpu_layers > n_layer): its weight, which layer_bytes spreads
+	 * over the layers, leaves the accelerators (op offload copies it back
+	 * into the compute buffer, above). */
+	if (p->f > 0 && t->has_sys)
+		p->out_moved = (1.0 - p->f) * output_weight_bytes(m, weights);
+	p->acc_bytes = (1.0 - p->f) * p->layer_bytes - p->out_moved + compute * t->n_acc + p->offload +
+		       p->unified_host;
+	sys_bytes = host_extra + p->f * p->layer_bytes + p->out_moved + p->expert_sys;
 	free_acc = t->acc_cap - p->acc_bytes;
 	p->fits = free_acc >= 0;
 	p->tight = free_acc < margin_acc;
@@ -539,7 +578,7 @@ static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_op
 	}
 
 	p->mem.weights_bytes = (uint64_t)(host_w + dev_w);
-	p->mem.device_weights_bytes = (uint64_t)((1.0 - p->f) * (dev_w - p->expert_sys));
+	p->mem.device_weights_bytes = (uint64_t)((1.0 - p->f) * (dev_w - p->expert_sys) - p->out_moved);
 	p->mem.compute_bytes = (uint64_t)(compute * t->n_acc + p->offload);
 	p->mem.overhead_bytes = (uint64_t)t->acc_overhead;
 	p->mem.device_bytes = (uint64_t)(p->acc_bytes + t->acc_overhead);
@@ -955,6 +994,7 @@ static void fill_devices(const cr_model *m, const cr_rig *r, const tiers *t, con
 {
 	double layers_acc = (1.0 - p->f) * m->n_layers;
 	double offload = p->offload; /* on the first GPU only: the scheduler's first backend */
+	double out_moved = p->out_moved; /* taken from the same device */
 
 	out->gpu_layers = t->n_acc ? (uint32_t)(layers_acc + 0.5) : 0;
 	for (unsigned g = 0; g < r->n_devices; g++) {
@@ -975,9 +1015,10 @@ static void fill_devices(const cr_model *m, const cr_rig *r, const tiers *t, con
 			double share = device_usable(d) / t->acc_usable;
 
 			u->bytes_per_device = (uint64_t)((1.0 - p->f) * p->layer_bytes * share +
-							 p->unified_host * share + p->compute + offload +
+							 p->unified_host * share + p->compute + offload - out_moved +
 							 device_overhead(d));
 			offload = 0;
+			out_moved = 0;
 			u->layers_per_device = layers_acc * share;
 		}
 	}
