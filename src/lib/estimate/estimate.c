@@ -330,6 +330,8 @@ typedef struct tiers {
 	bool op_offload;    /* a discrete GPU runs host-resident weights' matmuls (below) */
 	double sys_cap;     /* usable system RAM bytes */
 	bool has_sys;
+	bool maps_file;     /* a Metal accelerator: the model buffer maps the file (below) */
+	double mapped_extra;/* what that mapping holds beyond the offloaded tensors */
 } tiers;
 
 static double device_usable(const cr_device *d)
@@ -359,10 +361,24 @@ static void rig_tiers(const cr_rig *r, tiers *t)
 		t->acc_overhead += d->count * device_overhead(d);
 		t->acc_unified |= d->kind == CR_MEM_UNIFIED;
 		/* Metal maps the weights where the GPU reads them: no copy. */
+		t->maps_file |= d->backend == CR_BACKEND_METAL;
 		t->op_offload |= d->backend == CR_BACKEND_CUDA || d->backend == CR_BACKEND_ROCM ||
 				 d->backend == CR_BACKEND_VULKAN;
 	}
 	t->acc_cap = t->acc_usable - t->acc_overhead;
+}
+
+/* Metal's model buffer with mmap (llama.cpp's default) is the file range
+ * from the first to the last offloaded tensor (llama-model.cpp load_tensors:
+ * ggml_backend_dev_buffer_from_host_ptr over get_mapping_range), so it also
+ * maps the host tensors lying between them: the token table of a
+ * llama-quantize file (Pythia-1.4B Q4_0 on an M4: MTL buffer 786.33 MiB, the
+ * whole file, beside CPU_Mapped 55.27; the F16 file, token table first:
+ * 2502.97 + 196.50; bench/data/gpu_memory_logs.csv rows 81 and 83). Only a
+ * GGUF header says where its tensors lie; catalog models get 0. */
+static void tiers_for_weights(const cr_weights *w, tiers *t)
+{
+	t->mapped_extra = t->maps_file && w->kind == CR_WEIGHTS_EXACT ? (double)w->mapped_extra_bytes : 0;
 }
 
 /* Token-embedding bytes, at the mix's average bits per weight. llama.cpp
@@ -487,6 +503,7 @@ typedef struct plan {
 	double compute;     /* one compute buffer */
 	double offload;     /* what op offload adds to the first GPU's compute buffer */
 	double out_moved;   /* output-layer weight bytes moved to RAM with the layers (below) */
+	double mapped;      /* Metal: file bytes mapped beyond the offloaded tensors (tiers) */
 	double free_bytes;  /* left on the limiting tier */
 } plan;
 
@@ -541,7 +558,8 @@ static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_op
 		double on = (uint32_t)o->gpu_layers < m->n_layers ? (double)o->gpu_layers : (double)m->n_layers;
 
 		p->f = 1.0 - on / m->n_layers;
-	} else if (p->layer_bytes + compute * t->n_acc + p->unified_host + (p->expert_sys > 0 ? offload : 0) >
+	} else if (p->layer_bytes + compute * t->n_acc + p->unified_host + (p->expert_sys > 0 ? offload : 0) +
+				   (p->expert_sys > 0 ? 0 : t->mapped_extra) >
 			   t->acc_cap &&
 		   t->has_sys) {
 		/* Partial offload: fill the accelerators up to their margin (as
@@ -559,8 +577,12 @@ static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_op
 	 * into the compute buffer, above). */
 	if (p->f > 0 && t->has_sys)
 		p->out_moved = (1.0 - p->f) * output_weight_bytes(m, weights);
-	p->acc_bytes = (1.0 - p->f) * p->layer_bytes - p->out_moved + compute * t->n_acc + p->offload +
-		       p->unified_host;
+	/* Every layer on a Metal GPU: the mapping spans the whole file (tiers_for_weights);
+	 * with layers or experts in RAM the range depends on which, and is not modelled. */
+	if (p->f == 0 && p->expert_sys == 0)
+		p->mapped = t->mapped_extra;
+	p->acc_bytes = (1.0 - p->f) * p->layer_bytes - p->out_moved + p->mapped + compute * t->n_acc +
+		       p->offload + p->unified_host;
 	sys_bytes = host_extra + p->f * p->layer_bytes + p->out_moved + p->expert_sys;
 	free_acc = t->acc_cap - p->acc_bytes;
 	p->fits = free_acc >= 0;
@@ -577,8 +599,8 @@ static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_op
 		p->fits = false; /* nowhere to put the rest (validate() reports it) */
 	}
 
-	p->mem.weights_bytes = (uint64_t)(host_w + dev_w);
-	p->mem.device_weights_bytes = (uint64_t)((1.0 - p->f) * (dev_w - p->expert_sys) - p->out_moved);
+	p->mem.weights_bytes = (uint64_t)(host_w + dev_w + p->mapped);
+	p->mem.device_weights_bytes = (uint64_t)((1.0 - p->f) * (dev_w - p->expert_sys) - p->out_moved + p->mapped);
 	p->mem.compute_bytes = (uint64_t)(compute * t->n_acc + p->offload);
 	p->mem.overhead_bytes = (uint64_t)t->acc_overhead;
 	p->mem.device_bytes = (uint64_t)(p->acc_bytes + t->acc_overhead);
@@ -995,6 +1017,7 @@ static void fill_devices(const cr_model *m, const cr_rig *r, const tiers *t, con
 	double layers_acc = (1.0 - p->f) * m->n_layers;
 	double offload = p->offload; /* on the first GPU only: the scheduler's first backend */
 	double out_moved = p->out_moved; /* taken from the same device */
+	double mapped = p->mapped;       /* Metal: one device maps the file */
 
 	out->gpu_layers = t->n_acc ? (uint32_t)(layers_acc + 0.5) : 0;
 	for (unsigned g = 0; g < r->n_devices; g++) {
@@ -1015,10 +1038,11 @@ static void fill_devices(const cr_model *m, const cr_rig *r, const tiers *t, con
 			double share = device_usable(d) / t->acc_usable;
 
 			u->bytes_per_device = (uint64_t)((1.0 - p->f) * p->layer_bytes * share +
-							 p->unified_host * share + p->compute + offload - out_moved +
+							 p->unified_host * share + p->compute + offload - out_moved + mapped +
 							 device_overhead(d));
 			offload = 0;
 			out_moved = 0;
+			mapped = 0;
 			u->layers_per_device = layers_acc * share;
 		}
 	}
@@ -1153,6 +1177,7 @@ int cr_estimate_run_weights(const cr_model *m, const cr_weights *w, const cr_rig
 	at = *o;
 	weights = weights_of(m, w, o);
 	rig_tiers(r, &t);
+	tiers_for_weights(w, &t);
 	make_profile(m, o, &pf);
 	if (!kv_in_range(m, &pf, o) || weights >= BYTES_LIMIT)
 		return cr_seterr(err, CR_ERR_RANGE,
@@ -1401,6 +1426,7 @@ size_t cr_estimate_explain_weights(const cr_model *m, const cr_weights *w, const
 	weights = weights_of(m, w, o);
 	emb = embedding_bytes(m, weights);
 	rig_tiers(r, &t);
+	tiers_for_weights(w, &t);
 	if (!e->fits && e->max_context) {
 		at.n_ctx = e->max_context;
 		use = &at;
