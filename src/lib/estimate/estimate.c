@@ -15,7 +15,10 @@
 #define MIB 1048576.0
 
 /* llama.cpp rounds the KV cache size up to a multiple of 256 cells
- * (src/llama-context.cpp / llama-kv-cache.cpp; design.md). */
+ * (src/llama-context.cpp: cparams.n_ctx = GGML_PAD(cparams.n_ctx, 256), and
+ * n_ctx_seq likewise; PR 17046, 2025-11; design.md). Builds from May 2024
+ * (PR 7257) to October 2025 (PR 16812) padded to 32 cells without flash
+ * attention: bench/memory-logs marks such logs. */
 #define KV_PAD 256u
 
 /* Smallest context worth calling a fit: one default micro-batch (estimate.h). */
