@@ -318,6 +318,16 @@ static double compute_buffer(const cr_model *m, const profile *pf, const cr_esti
 	} else {
 		ffn = mask + row * (3.0 * m->ffn + 4.0 * m->hidden);
 	}
+	/* Hybrid linear-attention models with flash attention: llama.cpp's graph
+	 * allocator places the logits above the attention mask, which is not
+	 * reused for them, so the output end holds the mask as well. Measured on
+	 * the Qwen3.5-27B shape (bench/memory-truth, CPU llama.cpp v0.4.0): 569.02
+	 * MiB at 64k and ubatch 512 = 485 logits + 20 hidden rows + 64 mask,
+	 * 2276.08 at ubatch 2048 = 1940 + 80 + 256, and likewise at 16k. The
+	 * Qwen3.5-9B shape's graph does reuse the mask (509.00 at 64k): clefrun
+	 * keeps the mask there too, an over-estimate of at most the mask. */
+	if (o->flash_attn && pf->state_bytes && pf->has_full)
+		logits += mask;
 	if (attn > logits)
 		logits = attn;
 	*ffn_peak = ffn;
@@ -1467,7 +1477,7 @@ size_t cr_estimate_explain_weights(const cr_model *m, const cr_weights *w, const
 		snprintf(x->formula, sizeof(x->formula), "%u layers x %u seq x ((k-1)(v_heads v_dim + 2 k_heads k_dim) + k_dim v_heads v_dim) x 4 B",
 			 cr_model_count_layers(m, CR_LAYER_RECURRENT), o->n_seq);
 	if ((x = term(terms, &n, max, "compute", (double)p.mem.compute_bytes, "bytes",
-		      "max(logits n_vocab x n_ubatch x 4 B + 2 hidden rows; attention: KQ+mask n_kv x n_ubatch x (n_head+1) x 4 B (flash attention: F16 mask n_kv x n_ubatch x 2 B) + 6 hidden rows; FFN: mask + (3 n_ff + 4 n_embd) rows), per accelerator (bench/memory-truth)")))
+		      "max(logits n_vocab x n_ubatch x 4 B + 2 hidden rows (+ the F16 mask: hybrid models, flash attention); attention: KQ+mask n_kv x n_ubatch x (n_head+1) x 4 B (flash attention: F16 mask n_kv x n_ubatch x 2 B) + 6 hidden rows; FFN: mask + (3 n_ff + 4 n_embd) rows), per accelerator (bench/memory-truth)")))
 		snprintf(x->formula, sizeof(x->formula), "%.1f MiB x %u device(s)%s%.0f%s, flash attention %s",
 			 p.compute / MIB, t.n_acc ? t.n_acc : 1, p.offload > 0 ? " + " : "",
 			 p.offload > 0 ? p.offload / MIB : 0.0,
