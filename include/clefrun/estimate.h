@@ -127,7 +127,9 @@ typedef struct cr_estimate_opts {
 
 /** Memory breakdown, bytes, summed over all devices of the rig. */
 typedef struct cr_memory {
-	uint64_t weights_bytes;   /**< model weights resident anywhere (tied embeddings counted twice when split, as llama.cpp loads them) */
+	uint64_t weights_bytes;   /**< model weights resident anywhere (tied embeddings counted twice when split, as llama.cpp loads them;
+				       on Metal with every layer offloaded, also cr_weights.mapped_extra_bytes: the host tensors
+				       the device's mapping spans, counted on both sides as llama.cpp's buffers do) */
 	uint64_t kv_bytes;        /**< KV cache */
 	uint64_t state_bytes;     /**< recurrent (linear-attention) state */
 	uint64_t compute_bytes;   /**< compute buffers, one per accelerator */
@@ -210,6 +212,11 @@ typedef struct cr_weights {
 	 *  unknown. It plays the part of a preset's base_type: F16 and BF16 take
 	 *  the prefill's F16 GEMM path. */
 	char type[CR_ID_MAX];
+	/** CR_WEIGHTS_EXACT from a GGUF: cr_gguf_model.mapped_extra_bytes (0 when
+	 *  unknown). On Metal, with every layer on the GPU, the device's model
+	 *  buffer maps this much beyond the offloaded tensors (the token table
+	 *  when it lies between them), and Metal's working set counts it. */
+	uint64_t mapped_extra_bytes;
 } cr_weights;
 
 /** @p out = the preset @p quant (borrowed). */

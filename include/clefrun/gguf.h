@@ -256,6 +256,17 @@ typedef struct cr_gguf_model {
 	cr_model model;            /**< the same record the catalog produces */
 	uint64_t weights_bytes;    /**< exact Σ tensor bytes over all parts: cr_estimate_opts.weights_bytes */
 	uint64_t expert_params;    /**< parameters in routed-expert tensors (*_exps) */
+	/** Bytes a backend that maps the file where the GPU reads it (Metal) holds
+	 *  beyond the tensor bytes of the offloaded tensors when every layer is
+	 *  offloaded: Σ over the parts of (the file range from the first to the
+	 *  last of those tensors − their bytes). Every tensor but token_embd.weight
+	 *  is offloaded (token_embd too when the output reuses it); llama-quantize
+	 *  writes the non-block tensors first (output, output_norm, token_embd,
+	 *  then blk.0 …), so the token table lies inside that range and is most of
+	 *  this figure; a converted F16 file starts with it and gets only padding.
+	 *  llama.cpp: llama-model.cpp load_tensors, ggml_backend_dev_buffer_from_host_ptr
+	 *  over llama_model_loader::get_mapping_range (docs/methodology.md). */
+	uint64_t mapped_extra_bytes;
 	uint32_t n_parts;          /**< split files read */
 	uint32_t full_attention_interval; /**< hybrid models: every Nth layer keeps a KV cache; 0 otherwise */
 	uint32_t swa_period;       /**< sliding-window period used (0 when per-layer or none) */

@@ -735,6 +735,7 @@ static int resolve_variants(check_cfg *c, const cr_catalog *cat, cli_model *cm,
 		}
 		snprintf(vars[0].label, sizeof(vars[0].label), "%s", cm->file_type[0] ? cm->file_type : "GGUF");
 		cr_weights_exact(cm->weights_bytes, NULL, &vars[0].weights);
+		vars[0].weights.mapped_extra_bytes = cm->mapped_extra_bytes;
 		*nv = 1;
 		return 0;
 	}

@@ -733,6 +733,7 @@ int cmd_plan(const cli_globals *g, int argc, char **argv)
 			goto out;
 		}
 		cr_weights_exact(cm->weights_bytes, NULL, &w);
+		w.mapped_extra_bytes = cm->mapped_extra_bytes;
 		snprintf(label, sizeof(label), "%s", cm->file_type[0] ? cm->file_type : "GGUF");
 	} else {
 		const cr_quant *q = cli_find_quant(cat, c.quant_id ? c.quant_id : DEFAULT_QUANT);
@@ -786,6 +787,7 @@ int cmd_plan(const cli_globals *g, int argc, char **argv)
 		rc = EXIT_USAGE;
 		if (dmod->from_gguf) {
 			cr_weights_exact(dmod->weights_bytes, NULL, &dw);
+			dw.mapped_extra_bytes = dmod->mapped_extra_bytes;
 			snprintf(dlabel, sizeof(dlabel), "%s", dmod->file_type[0] ? dmod->file_type : "GGUF");
 		} else {
 			const cr_quant *q = cli_find_quant(cat, c.draft_quant ? c.draft_quant : "Q8_0");

@@ -42,6 +42,7 @@ static int resolve_quants(const rpt_cfg *c, rpt_data *d)
 		}
 		/* Exact tensor bytes, no preset (estimate.h cr_weights). */
 		cr_weights_exact(d->cm.weights_bytes, NULL, &d->q[0].weights);
+		d->q[0].weights.mapped_extra_bytes = d->cm.mapped_extra_bytes;
 		snprintf(d->q[0].label, sizeof(d->q[0].label), "%s", d->cm.file_type[0] ? d->cm.file_type : "GGUF");
 		d->n_q = 1;
 	} else if (c->n_quants) {

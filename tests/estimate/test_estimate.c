@@ -1827,6 +1827,42 @@ static void test_device_weights(void **state)
 	assert_true(e.memory.device_weights_bytes > e.memory.weights_bytes * 0.4);
 }
 
+/* Metal maps the file range of the offloaded tensors (cr_weights.mapped_extra_bytes):
+ * with every layer on the GPU the device holds it on top; CUDA, a partial
+ * offload and a preset (no file) do not. */
+static void test_metal_mapped_range(void **state)
+{
+	const cr_model *m = ts_model("llama-3.1-8b");
+	cr_rig mac, cuda, small;
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_estimate a, b;
+	cr_error err = CR_ERROR_INIT;
+	cr_weights w0, w1;
+	const uint64_t extra = 500ull << 20;
+
+	(void)state;
+	assert_int_equal(cr_rig_parse_spec("custom:mem_gb=64,bw_gbs=400,backend=metal", &mac, &err), CR_OK);
+	assert_int_equal(cr_rig_parse_spec("custom:mem_gb=64,bw_gbs=1000,backend=cuda", &cuda, &err), CR_OK);
+	assert_int_equal(cr_rig_parse_spec("custom:mem_gb=64,bw_gbs=400,backend=metal,ram_gb=64,ram_bw_gbs=90",
+					   &small, &err), CR_OK);
+	cr_weights_exact(4920000000ull, "Q4_K", &w0);
+	w1 = w0;
+	w1.mapped_extra_bytes = extra;
+	assert_int_equal(cr_estimate_run_weights(m, &w0, &mac, &o, &a, &err), CR_OK);
+	assert_int_equal(cr_estimate_run_weights(m, &w1, &mac, &o, &b, &err), CR_OK);
+	assert_int_equal(b.memory.device_bytes - a.memory.device_bytes, extra);
+	assert_int_equal(b.memory.weights_bytes - a.memory.weights_bytes, extra);
+	assert_int_equal(b.memory.device_weights_bytes - a.memory.device_weights_bytes, extra);
+	assert_int_equal(b.devices[0].bytes_per_device - a.devices[0].bytes_per_device, extra);
+	assert_int_equal(cr_estimate_run_weights(m, &w0, &cuda, &o, &a, &err), CR_OK);
+	assert_int_equal(cr_estimate_run_weights(m, &w1, &cuda, &o, &b, &err), CR_OK);
+	assert_int_equal(b.memory.device_bytes, a.memory.device_bytes);
+	o.gpu_layers = 16;
+	assert_int_equal(cr_estimate_run_weights(m, &w0, &small, &o, &a, &err), CR_OK);
+	assert_int_equal(cr_estimate_run_weights(m, &w1, &small, &o, &b, &err), CR_OK);
+	assert_int_equal(b.memory.device_bytes, a.memory.device_bytes);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1881,6 +1917,7 @@ int main(void)
 		cmocka_unit_test(test_kv_profile_matches_estimate),
 		cmocka_unit_test(test_kv_profile_window_cap),
 		cmocka_unit_test(test_device_weights),
+		cmocka_unit_test(test_metal_mapped_range),
 	};
 
 	return cmocka_run_group_tests(tests, ts_catalog_setup, ts_catalog_teardown);

@@ -327,6 +327,51 @@ static void mini_tensor(gb *b)
 	gb_tensor(b, "token_embd.weight", 2, d, 0, 0);
 }
 
+/* The range Metal maps (cr_gguf_model.mapped_extra_bytes): with the token
+ * table between offloaded tensors (llama-quantize's order: output.weight,
+ * token_embd.weight, blk.0 ...) the range holds it; with the token table
+ * first (a converted F16 file) nothing beyond the offloaded tensors; with
+ * tied embeddings the table is offloaded itself. F32 tensors: 64 x 100 x 4 B
+ * = 25600 B, a norm 256 B. */
+static void mapped_case(const char *const *names, size_t n, uint64_t want)
+{
+	gb b;
+	cr_gguf_model gm;
+	cr_error err = CR_ERROR_INIT;
+	uint64_t off = 0;
+
+	gb_init(&b);
+	gb_header(&b, 3, n, 6);
+	gb_kv_str(&b, "general.architecture", "llama");
+	gb_kv_u32(&b, "llama.block_count", 1);
+	gb_kv_u32(&b, "llama.embedding_length", 64);
+	gb_kv_u32(&b, "llama.context_length", 4096);
+	gb_kv_u32(&b, "llama.attention.head_count", 4);
+	gb_kv_u32(&b, "llama.vocab_size", 100);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t mat[2] = { 64, 100 }, vec[1] = { 64 };
+		bool is_vec = strncmp(names[i], "blk.", 4) == 0;
+
+		gb_tensor(&b, names[i], is_vec ? 1 : 2, is_vec ? vec : mat, 0, off);
+		off += is_vec ? 256 : 25600;
+	}
+	assert_int_equal(map_mem(&b, &gm, &err), 0);
+	assert_int_equal(gm.mapped_extra_bytes, want);
+	gb_free(&b);
+}
+
+static void test_mapped_range(void **state)
+{
+	static const char *const quantized[] = { "output.weight", "token_embd.weight", "blk.0.attn_norm.weight" };
+	static const char *const converted[] = { "token_embd.weight", "blk.0.attn_norm.weight", "output.weight" };
+	static const char *const tied[] = { "token_embd.weight", "blk.0.attn_norm.weight" };
+
+	(void)state;
+	mapped_case(quantized, 3, 25600);
+	mapped_case(converted, 3, 0);
+	mapped_case(tied, 2, 0);
+}
+
 static void test_mapping_errors(void **state)
 {
 	gb b;
@@ -644,6 +689,7 @@ int main(void)
 		cmocka_unit_test(test_deepseek_mla),
 		cmocka_unit_test(test_per_layer_kv_heads),
 		cmocka_unit_test(test_split_parts),
+		cmocka_unit_test(test_mapped_range),
 		cmocka_unit_test(test_mapping_errors),
 		cmocka_unit_test(test_keys_against_shapes),
 		cmocka_unit_test(test_ssm_keys),

@@ -15,7 +15,10 @@
 #define MIB 1048576.0
 
 /* llama.cpp rounds the KV cache size up to a multiple of 256 cells
- * (src/llama-context.cpp / llama-kv-cache.cpp; design.md). */
+ * (src/llama-context.cpp: cparams.n_ctx = GGML_PAD(cparams.n_ctx, 256), and
+ * n_ctx_seq likewise; PR 17046, 2025-11; design.md). Builds from May 2024
+ * (PR 7257) to October 2025 (PR 16812) padded to 32 cells without flash
+ * attention: bench/memory-logs marks such logs. */
 #define KV_PAD 256u
 
 /* Smallest context worth calling a fit: one default micro-batch (estimate.h). */
@@ -315,6 +318,16 @@ static double compute_buffer(const cr_model *m, const profile *pf, const cr_esti
 	} else {
 		ffn = mask + row * (3.0 * m->ffn + 4.0 * m->hidden);
 	}
+	/* Hybrid linear-attention models with flash attention: llama.cpp's graph
+	 * allocator places the logits above the attention mask, which is not
+	 * reused for them, so the output end holds the mask as well. Measured on
+	 * the Qwen3.5-27B shape (bench/memory-truth, CPU llama.cpp v0.4.0): 569.02
+	 * MiB at 64k and ubatch 512 = 485 logits + 20 hidden rows + 64 mask,
+	 * 2276.08 at ubatch 2048 = 1940 + 80 + 256, and likewise at 16k. The
+	 * Qwen3.5-9B shape's graph does reuse the mask (509.00 at 64k): clefrun
+	 * keeps the mask there too, an over-estimate of at most the mask. */
+	if (o->flash_attn && pf->state_bytes && pf->has_full)
+		logits += mask;
 	if (attn > logits)
 		logits = attn;
 	*ffn_peak = ffn;
@@ -330,6 +343,8 @@ typedef struct tiers {
 	bool op_offload;    /* a discrete GPU runs host-resident weights' matmuls (below) */
 	double sys_cap;     /* usable system RAM bytes */
 	bool has_sys;
+	bool maps_file;     /* a Metal accelerator: the model buffer maps the file (below) */
+	double mapped_extra;/* what that mapping holds beyond the offloaded tensors */
 } tiers;
 
 static double device_usable(const cr_device *d)
@@ -359,10 +374,24 @@ static void rig_tiers(const cr_rig *r, tiers *t)
 		t->acc_overhead += d->count * device_overhead(d);
 		t->acc_unified |= d->kind == CR_MEM_UNIFIED;
 		/* Metal maps the weights where the GPU reads them: no copy. */
+		t->maps_file |= d->backend == CR_BACKEND_METAL;
 		t->op_offload |= d->backend == CR_BACKEND_CUDA || d->backend == CR_BACKEND_ROCM ||
 				 d->backend == CR_BACKEND_VULKAN;
 	}
 	t->acc_cap = t->acc_usable - t->acc_overhead;
+}
+
+/* Metal's model buffer with mmap (llama.cpp's default) is the file range
+ * from the first to the last offloaded tensor (llama-model.cpp load_tensors:
+ * ggml_backend_dev_buffer_from_host_ptr over get_mapping_range), so it also
+ * maps the host tensors lying between them: the token table of a
+ * llama-quantize file (Pythia-1.4B Q4_0 on an M4: MTL buffer 786.33 MiB, the
+ * whole file, beside CPU_Mapped 55.27; the F16 file, token table first:
+ * 2502.97 + 196.50; bench/data/gpu_memory_logs.csv rows 81 and 83). Only a
+ * GGUF header says where its tensors lie; catalog models get 0. */
+static void tiers_for_weights(const cr_weights *w, tiers *t)
+{
+	t->mapped_extra = t->maps_file && w->kind == CR_WEIGHTS_EXACT ? (double)w->mapped_extra_bytes : 0;
 }
 
 /* Token-embedding bytes, at the mix's average bits per weight. llama.cpp
@@ -447,16 +476,37 @@ static double cpu_moe_share(const cr_model *m, const cr_estimate_opts *o)
  * (n_embd x n_ff) when dense layers do. Logged: Qwen3-235B-A22B Q8_0, every
  * expert on the CPU, ubatch 512, 32k: CUDA0 compute 1024.00 MiB = 816 (one
  * Q8_0 expert tensor: 128 x 4096 x 1536 x 8.5 bits) + 208 (the FFN peak);
- * bench/data/gpu_memory_logs.csv row 2. Metal needs no copy; a rig
- * without a system RAM tier has no host-resident weight to copy.
+ * bench/data/gpu_memory_logs.csv row 2. When layers are in RAM the output
+ * layer is too (llama.cpp offloads it only when n_gpu_layers > n_layer:
+ * llama-model.cpp load_tensors), and the output matmul is offloaded the same
+ * way: its weight (vocab x n_embd, kept at Q6_K or better by llama-quantize's
+ * output-tensor rule, llama-quant.cpp) beside the logits (vocab x n_ubatch
+ * F32) and the hidden rows. Logged: Pythia-2.8B Q4_0, -ngl 10, ubatch 512:
+ * CUDA0 compute 203.99 MiB, with flash attention on and off, = 100.74 (the
+ * Q6_K output weight) + 98.25 (logits) + 5.00 (one hidden row); the same run
+ * with every layer on the GPU: 103.25 and 162.00 (rows 109 to 111). Metal
+ * needs no copy; a rig without a system RAM tier has no host-resident
+ * weight to copy. @p layers_in_ram: dense layers (and so the output layer)
+ * in RAM; else only routed experts are (--cpu-moe, --n-cpu-moe).
  * Returns the bytes the copy adds to that buffer, 0 when there is none.
  */
 #define OP_OFFLOAD_MIN_BATCH 32
+/* Q6_K bits per weight (ggml-common.h block_q6_K: 210 bytes per 256). */
+#define OUTPUT_MIN_BPW 6.5625
+
+/* The output weight: vocab x n_embd at the mix's bits per weight, at least
+ * Q6_K's (llama-quantize's rule above; F16 and Q8_0 files keep their own). */
+static double output_weight_bytes(const cr_model *m, double weights)
+{
+	double avg = m->params ? weights / (double)m->params : 0;
+
+	return (double)m->vocab * m->hidden * (avg > OUTPUT_MIN_BPW / 8.0 ? avg : OUTPUT_MIN_BPW / 8.0);
+}
 
 static double op_offload_extra(const cr_model *m, const cr_estimate_opts *o, double weights,
-			       const tiers *t, double compute, double ffn_peak)
+			       const tiers *t, double compute, double ffn_peak, bool layers_in_ram)
 {
-	double bpp = m->params ? weights / (double)m->params : 0, tensor, extra;
+	double bpp = m->params ? weights / (double)m->params : 0, tensor, extra, peak;
 
 	if (!t->op_offload || !t->has_sys || ubatch(o) < OP_OFFLOAD_MIN_BATCH)
 		return 0;
@@ -467,7 +517,16 @@ static double op_offload_extra(const cr_model *m, const cr_estimate_opts *o, dou
 	} else {
 		tensor = (double)m->hidden * m->ffn * bpp;
 	}
-	extra = ffn_peak + tensor - compute;
+	peak = ffn_peak + tensor;
+	if (layers_in_ram) {
+		double row = ubatch(o) * 4.0;
+		double out_peak = output_weight_bytes(m, weights) + (double)m->vocab * row +
+				  2.0 * row * m->hidden;
+
+		if (out_peak > peak)
+			peak = out_peak;
+	}
+	extra = peak - compute;
 	return extra > 0 ? extra : 0;
 }
 
@@ -482,6 +541,8 @@ typedef struct plan {
 	double unified_host;/* host buffers living in unified accelerator memory */
 	double compute;     /* one compute buffer */
 	double offload;     /* what op offload adds to the first GPU's compute buffer */
+	double out_moved;   /* output-layer weight bytes moved to RAM with the layers (below) */
+	double mapped;      /* Metal: file bytes mapped beyond the offloaded tensors (tiers) */
 	double free_bytes;  /* left on the limiting tier */
 } plan;
 
@@ -493,7 +554,8 @@ static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_op
 	double state = (double)pf->state_bytes;
 	double ffn_peak;
 	double compute = compute_buffer(m, pf, o, &ffn_peak);
-	double offload = op_offload_extra(m, o, weights, t, compute, ffn_peak);
+	double offload = op_offload_extra(m, o, weights, t, compute, ffn_peak, false);
+	double offload_layers = op_offload_extra(m, o, weights, t, compute, ffn_peak, true);
 	double output = output_bytes(m, o);
 	double host_w, dev_w, host_extra, margin_acc, sys_bytes, free_acc;
 
@@ -537,20 +599,32 @@ static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_op
 		double on = (uint32_t)o->gpu_layers < m->n_layers ? (double)o->gpu_layers : (double)m->n_layers;
 
 		p->f = 1.0 - on / m->n_layers;
-	} else if (p->layer_bytes + compute * t->n_acc + p->unified_host + (p->expert_sys > 0 ? offload : 0) >
+	} else if (p->layer_bytes + compute * t->n_acc + p->unified_host + (p->expert_sys > 0 ? offload : 0) +
+				   (p->expert_sys > 0 ? 0 : t->mapped_extra) >
 			   t->acc_cap &&
 		   t->has_sys) {
 		/* Partial offload: fill the accelerators up to their margin (as
 		 * llama.cpp's auto-fit does); the remaining layers go to RAM, and
 		 * the GPU then holds a copy of one of their weights (above). */
-		double room = t->acc_cap - margin_acc - compute * t->n_acc - p->unified_host - offload;
+		double room = t->acc_cap - margin_acc - compute * t->n_acc - p->unified_host - offload_layers;
 		double spill = p->layer_bytes - (room > 0 ? room : 0);
 
 		p->f = spill > p->layer_bytes ? 1.0 : spill / p->layer_bytes;
 	}
-	p->offload = p->f > 0 || p->expert_sys > 0 ? offload : 0;
-	p->acc_bytes = (1.0 - p->f) * p->layer_bytes + compute * t->n_acc + p->offload + p->unified_host;
-	sys_bytes = host_extra + p->f * p->layer_bytes + p->expert_sys;
+	p->offload = p->f > 0 ? offload_layers : p->expert_sys > 0 ? offload : 0;
+	/* With layers in RAM the output layer is in RAM too (llama.cpp offloads it
+	 * only when n_gpu_layers > n_layer): its weight, which layer_bytes spreads
+	 * over the layers, leaves the accelerators (op offload copies it back
+	 * into the compute buffer, above). */
+	if (p->f > 0 && t->has_sys)
+		p->out_moved = (1.0 - p->f) * output_weight_bytes(m, weights);
+	/* Every layer on a Metal GPU: the mapping spans the whole file (tiers_for_weights);
+	 * with layers or experts in RAM the range depends on which, and is not modelled. */
+	if (p->f == 0 && p->expert_sys == 0)
+		p->mapped = t->mapped_extra;
+	p->acc_bytes = (1.0 - p->f) * p->layer_bytes - p->out_moved + p->mapped + compute * t->n_acc +
+		       p->offload + p->unified_host;
+	sys_bytes = host_extra + p->f * p->layer_bytes + p->out_moved + p->expert_sys;
 	free_acc = t->acc_cap - p->acc_bytes;
 	p->fits = free_acc >= 0;
 	p->tight = free_acc < margin_acc;
@@ -566,8 +640,8 @@ static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_op
 		p->fits = false; /* nowhere to put the rest (validate() reports it) */
 	}
 
-	p->mem.weights_bytes = (uint64_t)(host_w + dev_w);
-	p->mem.device_weights_bytes = (uint64_t)((1.0 - p->f) * (dev_w - p->expert_sys));
+	p->mem.weights_bytes = (uint64_t)(host_w + dev_w + p->mapped);
+	p->mem.device_weights_bytes = (uint64_t)((1.0 - p->f) * (dev_w - p->expert_sys) - p->out_moved + p->mapped);
 	p->mem.compute_bytes = (uint64_t)(compute * t->n_acc + p->offload);
 	p->mem.overhead_bytes = (uint64_t)t->acc_overhead;
 	p->mem.device_bytes = (uint64_t)(p->acc_bytes + t->acc_overhead);
@@ -983,6 +1057,8 @@ static void fill_devices(const cr_model *m, const cr_rig *r, const tiers *t, con
 {
 	double layers_acc = (1.0 - p->f) * m->n_layers;
 	double offload = p->offload; /* on the first GPU only: the scheduler's first backend */
+	double out_moved = p->out_moved; /* taken from the same device */
+	double mapped = p->mapped;       /* Metal: one device maps the file */
 
 	out->gpu_layers = t->n_acc ? (uint32_t)(layers_acc + 0.5) : 0;
 	for (unsigned g = 0; g < r->n_devices; g++) {
@@ -1003,9 +1079,11 @@ static void fill_devices(const cr_model *m, const cr_rig *r, const tiers *t, con
 			double share = device_usable(d) / t->acc_usable;
 
 			u->bytes_per_device = (uint64_t)((1.0 - p->f) * p->layer_bytes * share +
-							 p->unified_host * share + p->compute + offload +
+							 p->unified_host * share + p->compute + offload - out_moved + mapped +
 							 device_overhead(d));
 			offload = 0;
+			out_moved = 0;
+			mapped = 0;
 			u->layers_per_device = layers_acc * share;
 		}
 	}
@@ -1143,6 +1221,7 @@ int cr_estimate_run_weights(const cr_model *m, const cr_weights *w, const cr_rig
 	at = *o;
 	weights = weights_of(m, w, o);
 	rig_tiers(r, &t);
+	tiers_for_weights(w, &t);
 	make_profile(m, o, &pf);
 	if (!kv_in_range(m, &pf, o) || weights >= BYTES_LIMIT)
 		return cr_seterr(err, CR_ERR_RANGE,
@@ -1400,6 +1479,7 @@ size_t cr_estimate_explain_weights(const cr_model *m, const cr_weights *w, const
 	weights = weights_of(m, w, o);
 	emb = embedding_bytes(m, weights);
 	rig_tiers(r, &t);
+	tiers_for_weights(w, &t);
 	if (!e->fits && e->max_context) {
 		at.n_ctx = e->max_context;
 		use = &at;
@@ -1437,7 +1517,7 @@ size_t cr_estimate_explain_weights(const cr_model *m, const cr_weights *w, const
 		snprintf(x->formula, sizeof(x->formula), "%u layers x %u seq x ((k-1)(v_heads v_dim + 2 k_heads k_dim) + k_dim v_heads v_dim) x 4 B",
 			 cr_model_count_layers(m, CR_LAYER_RECURRENT), o->n_seq);
 	if ((x = term(terms, &n, max, "compute", (double)p.mem.compute_bytes, "bytes",
-		      "max(logits n_vocab x n_ubatch x 4 B + 2 hidden rows; attention: KQ+mask n_kv x n_ubatch x (n_head+1) x 4 B (flash attention: F16 mask n_kv x n_ubatch x 2 B) + 6 hidden rows; FFN: mask + (3 n_ff + 4 n_embd) rows), per accelerator (bench/memory-truth)")))
+		      "max(logits n_vocab x n_ubatch x 4 B + 2 hidden rows (+ the F16 mask: hybrid models, flash attention); attention: KQ+mask n_kv x n_ubatch x (n_head+1) x 4 B (flash attention: F16 mask n_kv x n_ubatch x 2 B) + 6 hidden rows; FFN: mask + (3 n_ff + 4 n_embd) rows), per accelerator (bench/memory-truth)")))
 		snprintf(x->formula, sizeof(x->formula), "%.1f MiB x %u device(s)%s%.0f%s, flash attention %s",
 			 p.compute / MIB, t.n_acc ? t.n_acc : 1, p.offload > 0 ? " + " : "",
 			 p.offload > 0 ? p.offload / MIB : 0.0,

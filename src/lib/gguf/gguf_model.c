@@ -425,6 +425,38 @@ static int map_experts(mctx *c, cr_gguf_model *gm)
 	return CR_OK;
 }
 
+/* cr_gguf_model.mapped_extra_bytes: per part, the span of the offloaded
+ * tensors (all but token_embd.weight, which stays on the host unless the
+ * output layer reuses it) less their bytes. Offsets and sizes were checked
+ * against the part's data when it was parsed. */
+static uint64_t mapped_extra(const cr_gguf *const *parts, size_t n_parts)
+{
+	bool tied = true;
+	uint64_t extra = 0;
+
+	for (size_t p = 0; p < n_parts; p++)
+		if (cr_gguf_find_tensor(parts[p], "output.weight"))
+			tied = false;
+	for (size_t p = 0; p < n_parts; p++) {
+		uint64_t first = UINT64_MAX, last = 0, bytes = 0;
+
+		for (size_t i = 0; i < cr_gguf_tensor_count(parts[p]); i++) {
+			const cr_gguf_tensor *t = cr_gguf_tensor_at(parts[p], i);
+
+			if (!tied && strcmp(t->name, "token_embd.weight") == 0)
+				continue;
+			if (t->offset < first)
+				first = t->offset;
+			if (t->offset + t->bytes > last)
+				last = t->offset + t->bytes;
+			bytes += t->bytes;
+		}
+		if (first < last && last - first > bytes)
+			extra += last - first - bytes;
+	}
+	return extra;
+}
+
 /* Parameters, expert parameters and bytes over every part; an error when
  * the parts' sums overflow 64 bits (hostile headers whose data is missing). */
 static int count_tensors(mctx *c, const cr_gguf *const *parts, size_t n_parts, cr_gguf_model *gm)
@@ -448,6 +480,7 @@ static int count_tensors(mctx *c, const cr_gguf *const *parts, size_t n_parts, c
 				gm->expert_params += t->n_elements;
 		}
 	}
+	gm->mapped_extra_bytes = mapped_extra(parts, n_parts);
 	m->active_params = m->params;
 	if (m->experts_total && gm->expert_params)
 		m->active_params = m->params - gm->expert_params +
