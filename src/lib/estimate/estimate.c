@@ -1518,11 +1518,16 @@ size_t cr_estimate_explain_weights(const cr_model *m, const cr_weights *w, const
 			 cr_model_count_layers(m, CR_LAYER_RECURRENT), o->n_seq);
 	if ((x = term(terms, &n, max, "compute", (double)p.mem.compute_bytes, "bytes",
 		      "max(logits n_vocab x n_ubatch x 4 B + 2 hidden rows (+ the F16 mask: hybrid models, flash attention); attention: KQ+mask n_kv x n_ubatch x (n_head+1) x 4 B (flash attention: F16 mask n_kv x n_ubatch x 2 B) + 6 hidden rows; FFN: mask + (3 n_ff + 4 n_embd) rows), per accelerator (bench/memory-truth)")))
-		snprintf(x->formula, sizeof(x->formula), "%.1f MiB x %u device(s)%s%.0f%s, flash attention %s",
-			 p.compute / MIB, t.n_acc ? t.n_acc : 1, p.offload > 0 ? " + " : "",
-			 p.offload > 0 ? p.offload / MIB : 0.0,
-			 p.offload > 0 ? " MiB on GPU 0: a host-resident weight copied for op offload (batches >= 32)" : "",
-			 o->flash_attn ? "on" : "off");
+	{
+		char extra[128] = "";
+
+		if (p.offload > 0)
+			snprintf(extra, sizeof(extra),
+				 " + %.0f MiB on GPU 0: a host-resident weight copied for op offload (batches >= 32)",
+				 p.offload / MIB);
+		snprintf(x->formula, sizeof(x->formula), "%.1f MiB x %u device(s)%s, flash attention %s",
+			 p.compute / MIB, t.n_acc ? t.n_acc : 1, extra, o->flash_attn ? "on" : "off");
+	}
 	if (m->task == CR_TASK_GENERATION &&
 	    (x = term(terms, &n, max, "output", (double)p.mem.output_bytes, "bytes",
 		      "logits buffer on the host (measured_memory.md 1: 0.49 MiB for 128k vocab)")))
