@@ -1,12 +1,13 @@
 /*
  * The vLLM memory engine (vllm.h). Everything that follows vLLM's code
- * cites the file; the three measured quantities (non-torch memory, the
- * activation peak, the CUDA graph estimate) are constants fitted to public
- * start-up logs, named VLLM_FIT_* and listed in docs/vllm.md with the rows
- * they came from. Source read: vLLM main of 2026 (gpu_worker.py at commit
- * 35d5cda1, kv_cache_interface.py at 001cabc1, kv_cache_utils.py at
- * bbf906a8), the V1 engine with CUDA graph memory profiling on (the
- * default since v0.21.0, as its start-up log says).
+ * cites the file; the measured quantities (non-torch memory, the two parts
+ * of the activation peak, the CUDA graph estimate) are constants taken from
+ * public start-up logs, named VLLM_FIT_* and listed in docs/vllm.md with the
+ * rows they came from (bench/vllm-logs counts those rows in-sample). Source
+ * read: vLLM main of 2026 (gpu_worker.py at commit 35d5cda1,
+ * kv_cache_interface.py at 001cabc1, kv_cache_utils.py at bbf906a8,
+ * v1/sample/sampler.py at 3e342658), the V1 engine with CUDA graph memory
+ * profiling on (the default since v0.21.0, as its start-up log says).
  */
 #include <math.h>
 #include <stdint.h>
@@ -22,14 +23,30 @@
  * charged, gpu_worker.py init_device): median of the logged values 0.20,
  * 0.16 and 0.03 GiB (vllm_logs.csv: vllm#14447, mellea#416, vllm#13882). */
 #define VLLM_FIT_NON_TORCH_GIB 0.16
-/* Activation peak of the profile run: bytes per batched token per unit of
- * the active FFN width (the gate/up projections' output and its activation
- * dominate), fitted to Meta-Llama-3-8B's 1.26 GiB at 8192 batched tokens
- * (vllm#10511, minus the sampler term below). */
+/* With tensor parallelism the profile's collectives (custom all-reduce and
+ * NCCL buffers) add to it: the logged TP=2 values are 0.55 and 0.54 GiB
+ * (llm-d-benchmark's H100 runs of Llama-3.3-70B-FP8 and Qwen3-32B). */
+#define VLLM_FIT_NON_TORCH_TP_GIB 0.55
+/* The profile run (gpu_model_runner.py profile_run) is one forward pass of
+ * max_num_batched_tokens tokens, then a dummy sampler run on the last
+ * hidden state of min(max_num_seqs, max_num_batched_tokens) requests; the
+ * torch peak is the larger of the two, as the forward pass's activations
+ * are freed before the sampler runs.
+ *
+ * Forward: bytes per batched token per unit of the active FFN width (the
+ * gate/up projections' output and its activation dominate), fitted to
+ * Meta-Llama-3-8B's 1.26 GiB at 8192 batched tokens (vllm#10511). */
 #define VLLM_FIT_ACT_BYTES_PER_TOKEN_FFN 10.0
-/* The sampler's dummy run: fp32 logits and probabilities for max_num_seqs
- * rows (gpu_model_runner.py _dummy_sampler_run): 2 x 4 bytes x vocab. */
-#define VLLM_SAMPLER_BYTES_PER_VOCAB 8.0
+/* Sampler: bytes per vocabulary entry per request. The sampler holds the
+ * logits in float32 beside the model-dtype logits, and top-k/top-p sorts
+ * them (float32 values and int64 indices), takes a softmax and its cumsum
+ * (v1/sample/sampler.py, ops/topk_topp_sampler.py): about 32 bytes by that
+ * count. The logged peaks give 38.4 to 38.9 bytes (llm-d-benchmark's five
+ * H100 models at 1024 requests: 4.76 to 7.38 GiB for vocabularies of 128k
+ * to 201k) and 39.2 (vllm#13882: 1.42 GiB, 256 requests, Qwen2.5-7B); the
+ * median of the first, 38.5. The logits are gathered whole on every TP
+ * rank, so the term is not divided by TP. */
+#define VLLM_FIT_SAMPLER_BYTES_PER_VOCAB 38.5
 /* "Estimated CUDA graph memory": median of eight logged estimates
  * (0.19 to 1.62 GiB; docs/vllm.md). */
 #define VLLM_FIT_CUDA_GRAPH_GIB 0.45
@@ -216,16 +233,19 @@ int cr_vllm_estimate(const cr_model *m, uint64_t weights_bytes, const cr_device 
 	 * less the CUDA graph estimate. */
 	out->requested_gib = gpu->memory_gib * o->gpu_memory_utilization;
 	out->weights_gib = (double)weights_bytes / tp / GIB;
-	out->non_torch_gib = VLLM_FIT_NON_TORCH_GIB;
+	out->non_torch_gib = tp > 1 ? VLLM_FIT_NON_TORCH_TP_GIB : VLLM_FIT_NON_TORCH_GIB;
 	ffn_active = m->experts_total ? (double)m->experts_used * m->ffn +
 						(double)m->experts_shared *
 							(m->experts_shared_ffn ? m->experts_shared_ffn : m->ffn)
 				      : (double)m->ffn;
-	out->activation_gib = (VLLM_FIT_ACT_BYTES_PER_TOKEN_FFN * out->max_num_batched_tokens * ffn_active / tp +
-			       VLLM_SAMPLER_BYTES_PER_VOCAB * (double)m->vocab *
-				       (out->max_num_seqs < out->max_num_batched_tokens ? out->max_num_seqs
-											  : out->max_num_batched_tokens)) /
-			      GIB;
+	{
+		double fwd = VLLM_FIT_ACT_BYTES_PER_TOKEN_FFN * out->max_num_batched_tokens * ffn_active / tp;
+		double reqs = out->max_num_seqs < out->max_num_batched_tokens ? out->max_num_seqs
+									  : out->max_num_batched_tokens;
+		double smp = VLLM_FIT_SAMPLER_BYTES_PER_VOCAB * (double)m->vocab * reqs;
+
+		out->activation_gib = (fwd > smp ? fwd : smp) / GIB;
+	}
 	out->cuda_graph_gib = o->enforce_eager ? 0.0 : VLLM_FIT_CUDA_GRAPH_GIB;
 	if (o->kv_cache_memory_bytes) {
 		out->kv_gib = (double)o->kv_cache_memory_bytes / GIB;
