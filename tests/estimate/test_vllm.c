@@ -147,6 +147,18 @@ static void test_activation_terms(void **state)
 	assert_int_equal(cr_vllm_estimate(&m, 16ull << 30, &d, &o, &b, &err), 0);
 	assert_true(fabs(b.activation_gib - 2 * a.activation_gib) < 1e-9);
 	assert_true(b.activation_gib < 5.0);
+	/* vllm#10517 (Llama-3.1-8B, V0 profile of 20000 and 29000 tokens, 256
+	 * requests): the logged torch peaks 2.07 and 2.99 GiB are the forward
+	 * pass's, which follows the model's code with no constant. */
+	m = dense(32, 8, 128);
+	o.max_num_seqs = 256;
+	o.max_num_batched_tokens = 20000;
+	assert_int_equal(cr_vllm_estimate(&m, 16ull << 30, &d, &o, &a, &err), 0);
+	assert_true(fabs(a.activation_gib - 2.07) < 0.02);
+	assert_true(a.activation_forward_gib > a.activation_sampler_gib);
+	o.max_num_batched_tokens = 29000;
+	assert_int_equal(cr_vllm_estimate(&m, 16ull << 30, &d, &o, &a, &err), 0);
+	assert_true(fabs(a.activation_gib - 2.99) < 0.02);
 }
 
 static void test_refusal(void **state)
