@@ -38,8 +38,10 @@
  * the MLP's output (3 x hidden), all in the model's dtype
  * (model_executor/models/llama.py LlamaDecoderLayer, LlamaMLP). For MoE
  * layers the routed experts' intermediate takes the place of the MLP's
- * (experts used x expert width). No constant: it reproduces vllm#10517's
- * 2.07 and 2.99 GiB at 20000 and 29000 tokens (Llama-3.1-8B) to 0.01 GiB. */
+ * (experts used x expert width). No fitted constant: the tensor counts are
+ * read from that code (the hidden-sized count with vllm#10517's logs at
+ * hand, which it reproduces: 2.07 and 2.99 GiB at 20000 and 29000 tokens,
+ * Llama-3.1-8B, to 0.01 GiB). */
 #define VLLM_FWD_FFN_TENSORS 3.0
 #define VLLM_FWD_HIDDEN_TENSORS 3.0
 /* Sampler: bytes per vocabulary entry per request. The sampler holds the
