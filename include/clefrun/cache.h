@@ -9,13 +9,14 @@
  * (default ~/.cache/clefrun/, cr_cache_dir). One file per URL:
  *
  *   gguf-<16 hex>   the header bytes [0, end of the tensor infos) of a GGUF
- *   doc-<16 hex>    a document (a repository's file list)
+ *   st-<16 hex>     the header bytes [0, 8 + N) of a safetensors shard
+ *   doc-<16 hex>    a document (a repository's file list, a config.json)
  *
  * where the hex is the FNV-1a 64 hash of the kind and the URL. A file is a
  * text preamble, then the bytes:
  *
  *   clefrun-cache 1\n
- *   kind gguf\n                 (or "doc")
+ *   kind gguf\n                 (or "st", "doc")
  *   url <the URL, as given>\n
  *   etag <the validator>\n
  *   size <the remote file's bytes>\n
@@ -55,6 +56,7 @@
 
 #include "clefrun/error.h"
 #include "clefrun/gguf.h"
+#include "clefrun/safetensors.h"
 #include "clefrun/source.h"
 
 #ifdef __cplusplus
@@ -113,7 +115,8 @@ cr_cache_mode cr_cache_get_mode(const cr_cache *c);
 /** What an entry holds. */
 typedef enum cr_cache_kind {
 	CR_CACHE_GGUF = 0, /**< GGUF header bytes; size is the remote file's */
-	CR_CACHE_DOC       /**< a document; size is its length */
+	CR_CACHE_DOC,      /**< a document; size is its length */
+	CR_CACHE_ST        /**< safetensors header bytes [0, 8 + N); size is the remote file's */
 } cr_cache_kind;
 
 /** Longest URL and validator an entry holds (longer ones are not cached). */
@@ -202,6 +205,22 @@ typedef struct cr_cache_result {
  */
 int cr_cache_load_gguf(cr_cache *c, const char *url, const cr_http_opts *http,
 		       const cr_gguf_opts *gguf, cr_gguf **out, cr_cache_result *res, cr_error *err);
+
+/**
+ * Read the safetensors header of @p url through the cache @p c (NULL: the
+ * network only, as cr_source_open_url + cr_st_read), as cr_cache_load_gguf
+ * does for a GGUF: a fresh entry costs no request, a stale one a
+ * conditional request, a changed file the same requests as no entry. The
+ * bytes [0, 8 + N) are stored; a cached entry is parsed again with
+ * cr_st_parse against the remote file's size and deleted when it does not
+ * parse or its header is not exactly its length. @p http and @p st may be
+ * NULL (defaults). *out is freed with cr_st_free.
+ * @return 0; CR_ERR_NOTFOUND offline without an entry and for HTTP 404;
+ *   the errors of cr_source_open_url and cr_st_read. @p res (optional) is
+ *   filled on every return.
+ */
+int cr_cache_load_st(cr_cache *c, const char *url, const cr_http_opts *http, const cr_st_opts *st,
+		     cr_st_header **out, cr_cache_result *res, cr_error *err);
 
 /**
  * Checks a document's bytes (from the network or the cache) before they are

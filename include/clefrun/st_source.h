@@ -15,7 +15,10 @@
  * "..", no leading '/', no control bytes); at most CR_ST_SOURCE_MAX_SHARDS.
  *
  * The Hugging Face token goes only to URLs on the endpoint
- * (cr_hf_token_for_url). Remote checkpoints do not use the header cache yet.
+ * (cr_hf_token_for_url). Remote checkpoints go through the header cache
+ * (cache.h) as GGUF headers do: config.json and the index as documents,
+ * each shard's bytes [0, 8 + N) as an "st" entry; a second run needs no
+ * request while the entries are fresh.
  *
  * Ownership: cr_st_source_load fills a caller-owned struct; nothing to free.
  */
@@ -60,8 +63,8 @@ bool cr_st_source_is_dir(const char *source);
 
 /**
  * Load @p source: a directory path or hf:OWNER/REPO (the revision, the
- * endpoint, the token settings and the transport limits from @p opts; its
- * cache setting is ignored). @return 0; CR_ERR_IO / CR_ERR_NOTFOUND for a
+ * endpoint, the token settings, the transport limits and the header cache
+ * setting from @p opts; cache notices go to its notice callback). @return 0; CR_ERR_IO / CR_ERR_NOTFOUND for a
  * missing file (the message names it), the errors of cr_hfconfig_parse and
  * cr_st_read with the file or URL named, CR_ERR_INVALID for a bad index.
  */

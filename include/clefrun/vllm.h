@@ -23,10 +23,11 @@
  * refuses to start when the KV cache cannot hold one request of
  * max_model_len.
  *
- * Weights, the layout and the paging follow vLLM's code; non-torch memory,
- * the activation peak and the CUDA graph estimate are measured by vLLM at
- * start-up and modelled here with constants fitted to public start-up logs
- * (docs/vllm.md says which, bench/vllm-logs how well). Speed is not modelled.
+ * Weights, the layout, the paging and the forward pass's activations follow
+ * vLLM's code; non-torch memory, the sampler's share of the activation peak
+ * and the CUDA graph estimate are measured by vLLM at start-up and modelled
+ * here with constants taken from public start-up logs (docs/vllm.md says
+ * which, bench/vllm-logs how well). Speed is not modelled.
  *
  * Pure: plain structs in and out, no I/O, no allocation.
  */
@@ -91,7 +92,11 @@ typedef struct cr_vllm_result {
 	double requested_gib;          /**< total x gpu_memory_utilization */
 	double weights_gib;            /**< "Model loading took": weights / TP */
 	double non_torch_gib;          /**< modelled (docs/vllm.md) */
-	double activation_gib;         /**< torch peak increase of the profile run, modelled */
+	double activation_gib;         /**< torch peak increase of the profile run: the larger of the two below */
+	double activation_forward_gib; /**< the forward pass of max_num_batched_tokens tokens */
+	double activation_sampler_gib; /**< the sampler's dummy run (float32 logits, top-k/top-p), modelled */
+	double sampler_bytes_per_vocab; /**< the constant behind activation_sampler_gib: bytes per vocabulary
+					     entry per request (docs/vllm.md) */
 	double cuda_graph_gib;         /**< "Estimated CUDA graph memory", modelled; 0 when eager */
 	double kv_gib;                 /**< "Available KV cache memory" (may be negative) */
 	uint32_t block_size;           /**< tokens per block of the attention groups */

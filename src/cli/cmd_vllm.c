@@ -128,6 +128,9 @@ static int print_json(const vllm_cfg *c, const cr_model *m, const char *location
 		cJSON_AddNumberToObject(o, "weights_gib", r->weights_gib);
 		cJSON_AddNumberToObject(o, "non_torch_gib", r->non_torch_gib);
 		cJSON_AddNumberToObject(o, "activation_gib", r->activation_gib);
+		cJSON_AddNumberToObject(o, "activation_forward_gib", r->activation_forward_gib);
+		cJSON_AddNumberToObject(o, "activation_sampler_gib", r->activation_sampler_gib);
+		cJSON_AddNumberToObject(o, "sampler_bytes_per_vocab", r->sampler_bytes_per_vocab);
 		cJSON_AddNumberToObject(o, "cuda_graph_gib", r->cuda_graph_gib);
 		cJSON_AddNumberToObject(o, "kv_cache_gib", r->kv_gib);
 		cJSON_AddNumberToObject(o, "block_size", r->block_size);

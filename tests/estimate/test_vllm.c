@@ -117,6 +117,50 @@ static void test_profile_and_tp(void **state)
 	assert_string_equal(err.message, "--tensor-parallel-size: 3 does not divide the model's 32 attention heads");
 }
 
+/* The activation peak is the larger of the forward pass and the sampler's
+ * dummy run: on an 80 GiB GPU (1024 requests) the sampler's logits dominate
+ * and grow with the vocabulary, not with TP or the batched tokens; with few
+ * requests the forward pass does, and it grows with the batched tokens.
+ * Non-torch memory is larger with TP (the collectives' buffers). */
+static void test_activation_terms(void **state)
+{
+	cr_model m = dense(32, 8, 128);
+	cr_device d = gpu(80);
+	cr_vllm_opts o = CR_VLLM_OPTS_INIT;
+	cr_vllm_result a, b;
+	cr_error err = CR_ERROR_INIT;
+
+	(void)state;
+	assert_int_equal(cr_vllm_estimate(&m, 16ull << 30, &d, &o, &a, &err), 0);
+	m.vocab *= 2;
+	assert_int_equal(cr_vllm_estimate(&m, 16ull << 30, &d, &o, &b, &err), 0);
+	assert_true(fabs(b.activation_gib - 2 * a.activation_gib) < 1e-9);
+	o.tensor_parallel_size = 2;
+	assert_int_equal(cr_vllm_estimate(&m, 16ull << 30, &d, &o, &a, &err), 0);
+	assert_true(fabs(a.activation_gib - b.activation_gib) < 1e-9);
+	assert_true(a.non_torch_gib > b.non_torch_gib);
+	o = (cr_vllm_opts)CR_VLLM_OPTS_INIT;
+	o.max_num_seqs = 1;
+	o.max_num_batched_tokens = 8192;
+	assert_int_equal(cr_vllm_estimate(&m, 16ull << 30, &d, &o, &a, &err), 0);
+	o.max_num_batched_tokens = 16384;
+	assert_int_equal(cr_vllm_estimate(&m, 16ull << 30, &d, &o, &b, &err), 0);
+	assert_true(fabs(b.activation_gib - 2 * a.activation_gib) < 1e-9);
+	assert_true(b.activation_gib < 5.0);
+	/* vllm#10517 (Llama-3.1-8B, V0 profile of 20000 and 29000 tokens, 256
+	 * requests): the logged torch peaks 2.07 and 2.99 GiB are the forward
+	 * pass's, which follows the model's code with no constant. */
+	m = dense(32, 8, 128);
+	o.max_num_seqs = 256;
+	o.max_num_batched_tokens = 20000;
+	assert_int_equal(cr_vllm_estimate(&m, 16ull << 30, &d, &o, &a, &err), 0);
+	assert_true(fabs(a.activation_gib - 2.07) < 0.02);
+	assert_true(a.activation_forward_gib > a.activation_sampler_gib);
+	o.max_num_batched_tokens = 29000;
+	assert_int_equal(cr_vllm_estimate(&m, 16ull << 30, &d, &o, &a, &err), 0);
+	assert_true(fabs(a.activation_gib - 2.99) < 0.02);
+}
+
 static void test_refusal(void **state)
 {
 	cr_model m = dense(32, 8, 128);
@@ -207,7 +251,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dense_paging),     cmocka_unit_test(test_profile_and_tp),
 		cmocka_unit_test(test_refusal),          cmocka_unit_test(test_sliding_and_hybrid),
-		cmocka_unit_test(test_dtype_names),
+		cmocka_unit_test(test_dtype_names),       cmocka_unit_test(test_activation_terms),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

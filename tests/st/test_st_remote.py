@@ -5,8 +5,11 @@
 sparse files). `clefrun check --engine vllm` must read config.json, the index
 and only each shard's header: a bounded number of requests, every shard request
 a Range from byte 0, far fewer body bytes than the shards hold, and the same
-figures as the same checkpoint read from the local directory. The token goes to
-the endpoint only, never to the CDN host it redirects to. Errors name the URL.
+figures as the same checkpoint read from the local directory. A second run
+reads config.json, the index and the shard headers from the header cache
+($XDG_CACHE_HOME/clefrun): no request, the same figures; with the entries
+stale, one conditional request each and no body. The token goes to the
+endpoint only, never to the CDN host it redirects to. Errors name the URL.
 
   test_st_remote.py CLEFRUN
 """
@@ -83,16 +86,59 @@ def main():
                   all(r["auth"] for r in reqs if "/resolve/" in r["path"]), reqs)
             check("hf: the token never goes to the CDN host",
                   not any(r["auth"] for r in reqs if r["path"].startswith("/cdn/")), reqs)
+            cache = os.path.join(tmp, "cache", "clefrun")
+            entries = sorted(os.listdir(cache)) if os.path.isdir(cache) else []
+            check("hf: the cache holds two documents and two shard headers",
+                  sum(e.startswith("doc-") for e in entries) == 2 and sum(e.startswith("st-") for e in entries) == 2,
+                  entries)
+            st_sizes = [os.path.getsize(os.path.join(cache, e)) for e in entries if e.startswith("st-")]
+            check("hf: a cached shard header is the header, not the shard", all(n < 65536 for n in st_sizes), st_sizes)
+
+            # The second run: everything from the cache, no request.
+            os.unlink(log)
+            code, out2, err = run("hf:test/tiny", tmp, env)
+            check("cache: exit 0", code == 0, err)
+            reqs2 = log_lines(log) if os.path.exists(log) else []
+            check("cache: fewer requests than the first run (%d)" % len(reqs), len(reqs2) < len(reqs),
+                  [(r["path"], r["range"]) for r in reqs2])
+            check("cache: no request at all", len(reqs2) == 0, [(r["path"], r["range"]) for r in reqs2])
+            check("cache: the same figures", json.loads(out2 or "{}") == remote if code == 0 else False, out2[:300])
+
+            # Stale entries (mtime 30 days back): a conditional
+            # request each, answered without a body.
+            for e in entries:
+                old = os.path.getmtime(os.path.join(cache, e)) - 30 * 86400
+                os.utime(os.path.join(cache, e), (old, old))
+            os.unlink(log) if os.path.exists(log) else None
+            code, out3, err = run("hf:test/tiny", tmp, env)
+            check("stale cache: exit 0, the same figures", code == 0 and json.loads(out3 or "{}") == remote, err)
+            reqs3 = log_lines(log) if os.path.exists(log) else []
+            check("stale cache: conditional requests only",
+                  len(reqs3) > 0 and all(r["inm"] for r in reqs3), [(r["path"], r["inm"]) for r in reqs3])
+            check("stale cache: no shard body", sum(r["bytes"] for r in reqs3 if "/cdn/" in r["path"]) == 0,
+                  [(r["path"], r["bytes"]) for r in reqs3])
+
+            # A broken entry is replaced, not trusted.
+            st0 = [e for e in entries if e.startswith("st-")][0]
+            with open(os.path.join(cache, st0), "r+b") as f:
+                f.seek(-3, 2)
+                f.write(b"zzz")
+            code, out4, err = run("hf:test/tiny", tmp, env)
+            check("broken entry: exit 0, the same figures", code == 0 and json.loads(out4 or "{}") == remote, err)
+            check("broken entry: said on stderr", "broken cache entry" in err, err)
+            env = dict(env, XDG_CACHE_HOME=os.path.join(tmp, "cache-errors"))
 
             # A missing shard, a repository without config.json: errors with the URL.
             os.rename(os.path.join(root, "model-00002-of-00002.safetensors"), os.path.join(root, "gone"))
-            code, out, err = run("hf:test/tiny", tmp, {"HF_ENDPOINT": srv.base})
+            code, out, err = run("hf:test/tiny", tmp, {"HF_ENDPOINT": srv.base,
+                                                       "XDG_CACHE_HOME": os.path.join(tmp, "cache-errors")})
             check("missing shard: exit 1", code == 1, (code, err))
             check("missing shard: the message names the URL",
                   "/test/tiny/resolve/main/model-00002-of-00002.safetensors" in err and "404" in err, err)
             check("missing shard: nothing on stdout", out == "", out)
             os.rename(os.path.join(root, "config.json"), os.path.join(root, "config.gone"))
-            code, out, err = run("hf:test/tiny", tmp, {"HF_ENDPOINT": srv.base})
+            code, out, err = run("hf:test/tiny", tmp, {"HF_ENDPOINT": srv.base,
+                                                       "XDG_CACHE_HOME": os.path.join(tmp, "cache-errors2")})
             check("no config.json: exit 1 naming it", code == 1 and "config.json" in err, (code, err))
             code, out, err = run("hf:test/tiny/x.gguf", tmp, {"HF_ENDPOINT": srv.base})
             check("hf: a file name is refused (exit 2)", code == 2 and "whole repository" in err, (code, err))

@@ -1,12 +1,13 @@
 /*
  * The vLLM memory engine (vllm.h). Everything that follows vLLM's code
- * cites the file; the three measured quantities (non-torch memory, the
- * activation peak, the CUDA graph estimate) are constants fitted to public
- * start-up logs, named VLLM_FIT_* and listed in docs/vllm.md with the rows
- * they came from. Source read: vLLM main of 2026 (gpu_worker.py at commit
- * 35d5cda1, kv_cache_interface.py at 001cabc1, kv_cache_utils.py at
- * bbf906a8), the V1 engine with CUDA graph memory profiling on (the
- * default since v0.21.0, as its start-up log says).
+ * cites the file; the measured quantities (non-torch memory, the two parts
+ * of the activation peak, the CUDA graph estimate) are constants taken from
+ * public start-up logs, named VLLM_FIT_* and listed in docs/vllm.md with the
+ * rows they came from (bench/vllm-logs counts those rows in-sample). Source
+ * read: vLLM main of 2026 (gpu_worker.py at commit 35d5cda1,
+ * kv_cache_interface.py at 001cabc1, kv_cache_utils.py at bbf906a8,
+ * v1/sample/sampler.py at 3e342658), the V1 engine with CUDA graph memory
+ * profiling on (the default since v0.21.0, as its start-up log says).
  */
 #include <math.h>
 #include <stdint.h>
@@ -19,17 +20,41 @@
 
 /* Non-torch memory growth during the profile run (cuBLAS/cuDNN workspaces;
  * the CUDA context and NCCL come before the start-up snapshot and are not
- * charged, gpu_worker.py init_device): median of the logged values 0.20,
- * 0.16 and 0.03 GiB (vllm_logs.csv: vllm#14447, mellea#416, vllm#13882). */
-#define VLLM_FIT_NON_TORCH_GIB 0.16
-/* Activation peak of the profile run: bytes per batched token per unit of
- * the active FFN width (the gate/up projections' output and its activation
- * dominate), fitted to Meta-Llama-3-8B's 1.26 GiB at 8192 batched tokens
- * (vllm#10511, minus the sampler term below). */
-#define VLLM_FIT_ACT_BYTES_PER_TOKEN_FFN 10.0
-/* The sampler's dummy run: fp32 logits and probabilities for max_num_seqs
- * rows (gpu_model_runner.py _dummy_sampler_run): 2 x 4 bytes x vocab. */
-#define VLLM_SAMPLER_BYTES_PER_VOCAB 8.0
+ * charged, gpu_worker.py init_device), at TP 1 and with tensor parallelism
+ * (the collectives' buffers): the median of the logged values of each
+ * (thirteen rows of six sources at TP 1, 0.03 to 1.79 GiB; three rows of two
+ * at TP 2, 0.54 to 3.58 GiB; bench/vllm-logs prints the fit). */
+#define VLLM_FIT_NON_TORCH_GIB 0.14
+#define VLLM_FIT_NON_TORCH_TP_GIB 0.55
+/* The profile run (gpu_model_runner.py profile_run) is one forward pass of
+ * max_num_batched_tokens tokens, then a dummy sampler run on the last
+ * hidden state of min(max_num_seqs, max_num_batched_tokens) requests; the
+ * torch peak is the larger of the two, as the forward pass's activations
+ * are freed before the sampler runs.
+ *
+ * Forward: the peak is inside a decoder layer's MLP, where the gate/up
+ * projection's output (2 x ffn / TP per token) and its SiluAndMul output
+ * (ffn / TP) are alive beside the residual stream, the normed input and
+ * the MLP's output (3 x hidden), all in the model's dtype
+ * (model_executor/models/llama.py LlamaDecoderLayer, LlamaMLP). For MoE
+ * layers the routed experts' intermediate takes the place of the MLP's
+ * (experts used x expert width). No fitted constant: the tensor counts are
+ * read from that code (the hidden-sized count with vllm#10517's logs at
+ * hand, which it reproduces: 2.07 and 2.99 GiB at 20000 and 29000 tokens,
+ * Llama-3.1-8B, to 0.01 GiB). */
+#define VLLM_FWD_FFN_TENSORS 3.0
+#define VLLM_FWD_HIDDEN_TENSORS 3.0
+/* Sampler: bytes per vocabulary entry per request. The sampler holds the
+ * logits in float32 beside the model-dtype logits, and top-k/top-p sorts
+ * them (float32 values and int64 indices), takes a softmax and its cumsum
+ * (v1/sample/sampler.py, ops/topk_topp_sampler.py at 3e342658): about 32
+ * bytes by that count. The logged peaks where the sampler's run is the
+ * larger part give 17.0 to 41.2 bytes (eleven rows of three sources:
+ * llm-d-benchmark's H100 runs at 1024 requests, vllm#13882 and vllm#10511
+ * at 256; nine of them 38.4 to 39.6); their median, as bench/vllm-logs
+ * fits it.
+ * The logits are gathered whole on every TP rank: not divided by TP. */
+#define VLLM_FIT_SAMPLER_BYTES_PER_VOCAB 38.9
 /* "Estimated CUDA graph memory": median of eight logged estimates
  * (0.19 to 1.62 GiB; docs/vllm.md). */
 #define VLLM_FIT_CUDA_GRAPH_GIB 0.45
@@ -216,16 +241,25 @@ int cr_vllm_estimate(const cr_model *m, uint64_t weights_bytes, const cr_device 
 	 * less the CUDA graph estimate. */
 	out->requested_gib = gpu->memory_gib * o->gpu_memory_utilization;
 	out->weights_gib = (double)weights_bytes / tp / GIB;
-	out->non_torch_gib = VLLM_FIT_NON_TORCH_GIB;
+	out->non_torch_gib = tp > 1 ? VLLM_FIT_NON_TORCH_TP_GIB : VLLM_FIT_NON_TORCH_GIB;
 	ffn_active = m->experts_total ? (double)m->experts_used * m->ffn +
 						(double)m->experts_shared *
 							(m->experts_shared_ffn ? m->experts_shared_ffn : m->ffn)
 				      : (double)m->ffn;
-	out->activation_gib = (VLLM_FIT_ACT_BYTES_PER_TOKEN_FFN * out->max_num_batched_tokens * ffn_active / tp +
-			       VLLM_SAMPLER_BYTES_PER_VOCAB * (double)m->vocab *
-				       (out->max_num_seqs < out->max_num_batched_tokens ? out->max_num_seqs
-											  : out->max_num_batched_tokens)) /
-			      GIB;
+	{
+		double reqs = out->max_num_seqs < out->max_num_batched_tokens ? out->max_num_seqs
+									  : out->max_num_batched_tokens;
+
+		out->activation_forward_gib = (double)out->max_num_batched_tokens * model_bytes *
+					      (VLLM_FWD_FFN_TENSORS * ffn_active / tp +
+					       VLLM_FWD_HIDDEN_TENSORS * m->hidden) /
+					      GIB;
+		out->sampler_bytes_per_vocab = VLLM_FIT_SAMPLER_BYTES_PER_VOCAB;
+		out->activation_sampler_gib = VLLM_FIT_SAMPLER_BYTES_PER_VOCAB * (double)m->vocab * reqs / GIB;
+		out->activation_gib = out->activation_forward_gib > out->activation_sampler_gib
+					      ? out->activation_forward_gib
+					      : out->activation_sampler_gib;
+	}
 	out->cuda_graph_gib = o->enforce_eager ? 0.0 : VLLM_FIT_CUDA_GRAPH_GIB;
 	if (o->kv_cache_memory_bytes) {
 		out->kv_gib = (double)o->kv_cache_memory_bytes / GIB;

@@ -63,7 +63,7 @@ static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
 
 static const char *kind_name(cr_cache_kind k)
 {
-	return k == CR_CACHE_GGUF ? "gguf" : "doc";
+	return k == CR_CACHE_GGUF ? "gguf" : k == CR_CACHE_ST ? "st" : "doc";
 }
 
 /* Printable ASCII, 1 to cap - 1 bytes: storable on one preamble line. */
@@ -673,6 +673,119 @@ int cr_cache_load_gguf(cr_cache *c, const char *url, const cr_http_opts *http,
 		free(ne);
 	}
 	return CR_OK;
+}
+
+/* A cached safetensors header: it must parse against the remote file's size
+ * and be exactly its own length. */
+static int parse_cached_st(const cr_cache_entry *e, const char *url, const cr_st_opts *so, cr_st_header **out,
+			   cr_error *err)
+{
+	char *name = cr_http_display_url(url);
+	int rc;
+
+	*out = NULL;
+	if (!name)
+		return cr_seterr(err, CR_ERR_NOMEM, "out of memory");
+	rc = cr_st_parse(e->data, e->len, e->remote_bytes, name, so, out, err);
+	if (!rc && (*out)->data_start != e->len) {
+		rc = cr_seterr(err, CR_ERR_PARSE, "%s: the cached header is %zu bytes, the header %" PRIu64, name,
+			       e->len, (*out)->data_start);
+		cr_st_free(*out);
+		*out = NULL;
+	}
+	free(name);
+	return rc;
+}
+
+int cr_cache_load_st(cr_cache *c, const char *url, const cr_http_opts *http, const cr_st_opts *st,
+		     cr_st_header **out, cr_cache_result *res, cr_error *err)
+{
+	cr_cache_result r0;
+	cr_cache_entry *entry = NULL;
+	cr_st_header *cached = NULL;
+	cr_source *src = NULL;
+	cr_http_cond cond;
+	cr_error e2 = CR_ERROR_INIT;
+	int rc;
+
+	if (!res)
+		res = &r0;
+	memset(res, 0, sizeof(*res));
+	memset(&cond, 0, sizeof(cond));
+	*out = NULL;
+	if (c) {
+		rc = cr_cache_get(c, CR_CACHE_ST, url, (size_t)CR_ST_HEADER_MAX + 8, &entry, &e2);
+		if (rc == CR_ERR_PARSE)
+			add_notice(res, "broken cache entry %s (deleted)", e2.message);
+		else if (rc == CR_ERR_NOMEM)
+			return cr_errcopy(err, rc, &e2);
+	}
+	if (entry && (rc = parse_cached_st(entry, url, st, &cached, &e2)) != 0) {
+		char path[PATH_CAP] = "";
+
+		if (rc == CR_ERR_NOMEM) {
+			cr_cache_entry_free(entry);
+			return cr_errcopy(err, rc, &e2);
+		}
+		(void)cr_cache_entry_path(c, CR_CACHE_ST, url, path, sizeof(path), NULL);
+		add_notice(res, "broken cache entry %s: %s (deleted)", path, e2.message);
+		(void)cr_cache_remove(c, CR_CACHE_ST, url, NULL);
+		cr_cache_entry_free(entry);
+		entry = NULL;
+	}
+	if (entry && fresh(c, entry)) {
+		res->outcome = CR_CACHE_HIT;
+		res->remote_bytes = entry->remote_bytes;
+		cr_cache_entry_free(entry);
+		*out = cached;
+		return CR_OK;
+	}
+	if (c && c->o.mode == CR_CACHE_OFFLINE)
+		return offline_miss(c, url, err);
+
+	cond.if_none_match = entry ? entry->etag : NULL;
+	rc = cr_http_open(url, http, &cond, &src, err);
+	res->stats = cond.stats;
+	if (!rc && cond.not_modified && c && entry) {
+		if (cr_cache_touch(c, CR_CACHE_ST, url, &e2))
+			add_notice(res, "cannot update the cache: %s", e2.message);
+		res->outcome = CR_CACHE_REVALIDATED;
+		res->remote_bytes = entry->remote_bytes;
+		cr_cache_entry_free(entry);
+		*out = cached;
+		return CR_OK;
+	}
+	cr_st_free(cached);
+	cr_cache_entry_free(entry);
+	if (rc)
+		return rc;
+	res->outcome = c ? CR_CACHE_MISS : CR_CACHE_NONE;
+	rc = cr_st_read(src, st, out, err);
+	res->remote_bytes = cr_source_size(src);
+	if (!rc && c && cond.etag[0] && strlen(url) < CR_CACHE_URL_MAX) {
+		/* The header's bytes, read again from what the source holds. */
+		cr_cache_entry *ne = calloc(1, sizeof(*ne));
+		unsigned char *hb = malloc((size_t)(*out)->data_start);
+
+		if (ne && hb && cr_source_read(src, 0, hb, (size_t)(*out)->data_start, &e2) == CR_OK) {
+			ne->kind = CR_CACHE_ST;
+			memcpy(ne->url, url, strlen(url) + 1);
+			memcpy(ne->etag, cond.etag, sizeof(ne->etag));
+			ne->etag[sizeof(ne->etag) - 1] = '\0';
+			ne->remote_bytes = res->remote_bytes;
+			ne->data = hb;
+			ne->len = (size_t)(*out)->data_start;
+			if (cr_cache_put(c, ne, &e2) == CR_OK)
+				res->stored = true;
+			else if (e2.status != CR_ERR_INVALID)
+				add_notice(res, "cannot write the cache: %s", e2.message);
+		}
+		free(hb);
+		free(ne);
+	}
+	cr_source_get_stats(src, &res->stats);
+	cr_source_free(src);
+	return rc;
 }
 
 static char *dup_bytes(const unsigned char *p, size_t n)

@@ -11,6 +11,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "clefrun/cache.h"
 #include "clefrun/hf.h"
 #include "clefrun/st_source.h"
 #include "json_read.h"
@@ -23,6 +24,7 @@ typedef struct st_ctx {
 	const char *endpoint, *revision;
 	char token[1024];
 	bool have_token;
+	cr_cache *cache;              /* remote only; NULL: the network only */
 	cr_source_stats stats;
 } st_ctx;
 
@@ -68,6 +70,44 @@ static void add_stats(st_ctx *c, const cr_source_stats *s)
 	c->stats.bytes_read += s->bytes_read;
 }
 
+static void notice(const st_ctx *c, const cr_cache_result *r)
+{
+	if (r->notice[0] && c->o->notice)
+		c->o->notice(c->o->notice_arg, r->notice);
+}
+
+/* The header cache as the GGUF path opens it (model_source.c): none when it
+ * is off, or online without a usable directory; entries of a 40-hex commit
+ * never expire. */
+static int cache_open(st_ctx *c, cr_error *err)
+{
+	cr_cache_opts co = CR_CACHE_OPTS_INIT;
+	const char *dir = c->o->cache_dir, *rev = c->revision;
+	char buf[4096];
+	size_t n = rev ? strlen(rev) : 0;
+	bool commit = n == 40;
+	int rc;
+
+	if (c->o->cache == CR_MODEL_SOURCE_CACHE_OFF)
+		return CR_OK;
+	if (!dir) {
+		cr_error e2 = CR_ERROR_INIT;
+
+		if ((rc = cr_cache_dir(c->o->xdg_cache_home, c->o->home, buf, sizeof(buf), &e2))) {
+			if (c->o->cache != CR_MODEL_SOURCE_CACHE_OFFLINE)
+				return CR_OK;
+			return cr_setreason(err, CR_REASON_OFFLINE_NO_CACHE_DIR, cr_errcopy(err, rc, &e2));
+		}
+		dir = buf;
+	}
+	for (size_t i = 0; i < n && commit; i++)
+		commit = (rev[i] >= '0' && rev[i] <= '9') || (rev[i] >= 'a' && rev[i] <= 'f');
+	co.mode = c->o->cache == CR_MODEL_SOURCE_CACHE_OFFLINE ? CR_CACHE_OFFLINE : CR_CACHE_USE;
+	if (commit)
+		co.max_age_s = CR_CACHE_FOREVER;
+	return cr_cache_open(dir, &co, &c->cache, err);
+}
+
 static int read_small(st_ctx *c, const char *file, size_t max, char **buf, size_t *len, cr_error *err)
 {
 	char loc[CR_URL_MAX * 2];
@@ -88,9 +128,13 @@ static int read_small(st_ctx *c, const char *file, size_t max, char **buf, size_
 		cr_http_opts h = c->o->http;
 		cr_source_stats s = { 0 };
 
+		cr_cache_result res;
+
+		(void)s;
 		h.bearer_token = cr_hf_token_for_url(c->endpoint, c->have_token ? c->token : NULL, loc);
-		rc = cr_source_fetch_url(loc, &h, max, buf, len, &s, err);
-		add_stats(c, &s);
+		rc = cr_cache_fetch_doc(c->cache, loc, &h, max, NULL, NULL, buf, len, &res, err);
+		add_stats(c, &res.stats);
+		notice(c, &res);
 		return rc;
 	}
 }
@@ -106,24 +150,20 @@ static int read_shard(st_ctx *c, const char *file, cr_st_checkpoint *out, cr_err
 		return rc;
 	if (c->remote) {
 		cr_http_opts ho = c->o->http;
+		cr_cache_result res;
 
 		ho.first_range_bytes = CR_ST_SOURCE_FIRST_RANGE;
 		ho.max_total_bytes = (uint64_t)CR_ST_HEADER_MAX + 8 + CR_ST_SOURCE_FIRST_RANGE;
 		ho.bearer_token = cr_hf_token_for_url(c->endpoint, c->have_token ? c->token : NULL, loc);
-		rc = cr_source_open_url(loc, &ho, &src, err);
+		rc = cr_cache_load_st(c->cache, loc, &ho, NULL, &h, &res, err);
+		add_stats(c, &res.stats);
+		notice(c, &res);
 	} else {
-		rc = cr_source_open_file(loc, &src, err);
+		if ((rc = cr_source_open_file(loc, &src, err)) != 0)
+			return rc;
+		rc = cr_st_read(src, NULL, &h, err);
+		cr_source_free(src);
 	}
-	if (rc)
-		return rc;
-	rc = cr_st_read(src, NULL, &h, err);
-	if (c->remote) {
-		cr_source_stats s;
-
-		cr_source_get_stats(src, &s);
-		add_stats(c, &s);
-	}
-	cr_source_free(src);
 	if (rc)
 		return rc;
 	for (unsigned d = 0; d < CR_ST_DTYPE_COUNT; d++) {
@@ -217,6 +257,10 @@ int cr_st_source_load(const char *source, const cr_model_source_opts *opts, cr_s
 		ts.hf_home = c.o->hf_home;
 		ts.home = c.o->home;
 		c.have_token = cr_hf_find_token(&ts, c.token, sizeof(c.token), NULL) == CR_OK;
+		if ((rc = cache_open(&c, err)) != 0) {
+			memset(c.token, 0, sizeof(c.token));
+			return rc;
+		}
 	} else {
 		size_t sl = strlen(source);
 
@@ -276,6 +320,7 @@ int cr_st_source_load(const char *source, const cr_model_source_opts *opts, cr_s
 	rc = CR_OK;
 out:
 	memset(c.token, 0, sizeof(c.token));
+	cr_cache_free(c.cache);
 	free(buf);
 	free(names);
 	return rc;
