@@ -648,9 +648,7 @@ static int read_model(jr_ctx *c, const cJSON *o, cr_model *m)
 			has_rec = true;
 		else if (pattern[i] == 'M')
 			has_mamba = true;
-		else if (pattern[i] == '-')
-			has_ffn_only = true;
-		else if (pattern[i] != 'F')
+		else if (pattern[i] != 'F' && pattern[i] != '-')
 			return jr_fail(c, CR_ERR_INVALID, "layer_pattern",
 				       "unexpected '%c' at %zu (expected F, S, L, M or -)", pattern[i], i);
 	}
@@ -658,12 +656,10 @@ static int read_model(jr_ctx *c, const cJSON *o, cr_model *m)
 	if (has_rec && has_mamba)
 		return jr_fail(c, CR_ERR_INVALID, "layer_pattern",
 			       "both L and M layers (a model has one kind of recurrent layer)");
-	if (!mixer_ffn && !has_ffn_only)
-		return jr_fail(c, CR_ERR_INVALID, "mixer_ffn",
-			       "false, but layer_pattern has no '-' (FFN-only) layers: no layer would have an FFN");
 	for (uint32_t i = 0; i < m->n_layers; i++) {
 		char k = pattern[i % plen];
 
+		has_ffn_only |= k == '-';
 		m->layer_kind[i] = k == 'S' ? CR_LAYER_SLIDING : k == 'L' || k == 'M' ? CR_LAYER_RECURRENT
 										   : CR_LAYER_FULL;
 		m->layer_parts[i] = k == '-' ? CR_LAYER_NO_MIXER : mixer_ffn ? 0 : CR_LAYER_NO_FFN;
@@ -681,6 +677,9 @@ static int read_model(jr_ctx *c, const cJSON *o, cr_model *m)
 			m->kv_heads[i] = 0;
 		}
 	}
+	if (!mixer_ffn && !has_ffn_only)
+		return jr_fail(c, CR_ERR_INVALID, "mixer_ffn",
+			       "false, but layer_pattern has no '-' (FFN-only) layers: no layer would have an FFN");
 	if (has_swa && !win)
 		return jr_fail(c, CR_ERR_INVALID, "window",
 			       "missing field (layer_pattern has sliding layers)");
