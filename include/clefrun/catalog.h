@@ -43,7 +43,17 @@ typedef enum cr_layer_kind {
 	CR_LAYER_RECURRENT = 2  /**< linear attention / SSM: no KV, fixed state */
 } cr_layer_kind;
 
-/** Gated DeltaNet (linear attention) dimensions, per layer. */
+/** Sublayers a layer lacks (cr_model.layer_parts; 0: a mixer and an FFN).
+ *  A layer without a mixer has layer_kind CR_LAYER_FULL and kv_heads 0: no
+ *  attention, no KV (llama.cpp nemotron_h's MLP layers: head_count_kv 0). */
+#define CR_LAYER_NO_MIXER 1u    /**< no attention or recurrent mixer (an FFN-only block) */
+#define CR_LAYER_NO_FFN 2u      /**< no FFN (a mixer-only block, Nemotron-H) */
+
+/** Recurrent-layer dimensions, per layer: Gated DeltaNet as its config names
+ *  them, or Mamba-2 mapped as llama.cpp's GGUF keys do (cr_model.mamba):
+ *  k_heads = n_groups, k_head_dim = d_state, v_heads = heads (ssm.time_step_rank),
+ *  v_head_dim = head_dim, so that v_heads x v_head_dim = d_inner. The state
+ *  sizes follow from either (estimate.h cr_estimate_state_bytes). */
 typedef struct cr_linear_attn {
 	uint32_t k_heads, k_head_dim; /**< key heads and width */
 	uint32_t v_heads, v_head_dim; /**< value heads and width */
@@ -94,8 +104,10 @@ typedef struct cr_model {
 	uint32_t head_dim_k, head_dim_v;
 	uint16_t kv_heads[CR_MAX_LAYERS];   /**< per layer; 0 = no KV */
 	uint8_t layer_kind[CR_MAX_LAYERS];  /**< cr_layer_kind per layer */
+	uint8_t layer_parts[CR_MAX_LAYERS]; /**< CR_LAYER_NO_MIXER / CR_LAYER_NO_FFN per layer; 0: both */
 	uint32_t window;            /**< sliding window / chunk, tokens (0 if none) */
 	cr_linear_attn linear;      /**< set when some layer is recurrent */
+	bool mamba;                 /**< the recurrent layers are Mamba-2 (linear holds its mapping) */
 	bool mla;                   /**< multi-head latent attention */
 	uint32_t mla_kv_lora_rank, mla_rope_dim;
 	uint32_t mla_q_lora_rank;   /**< query low-rank width; 0: a full q projection */

@@ -139,21 +139,34 @@ static void layout_text(const cr_model *m, char *buf, size_t cap)
 	unsigned swa = cr_model_count_layers(m, CR_LAYER_SLIDING);
 	unsigned rec = cr_model_count_layers(m, CR_LAYER_RECURRENT);
 
-	if (m->mla)
+	if (m->mla) {
 		snprintf(buf, cap, "MLA: %u layers keep a compressed K cache", kv);
-	else if (rec)
+	} else if (rec && m->mamba) {
+		cr_estimate_opts one = CR_ESTIMATE_OPTS_INIT;
+		unsigned ffn_only = 0;
+		int n;
+
+		one.n_seq = 1;
+		for (uint32_t i = 0; i < m->n_layers && i < CR_MAX_LAYERS; i++)
+			ffn_only += (m->layer_parts[i] & CR_LAYER_NO_MIXER) != 0;
+		n = snprintf(buf, cap, "hybrid: %u of %u layers keep a KV cache, %u Mamba-2 layers a fixed state of %.1f MiB per sequence",
+			     kv, m->n_layers, rec, (double)cr_estimate_state_bytes(m, &one) / 1048576.0);
+		if (ffn_only && n > 0 && (size_t)n < cap)
+			snprintf(buf + n, cap - (size_t)n, ", %u are FFN only", ffn_only);
+	} else if (rec) {
 		snprintf(buf, cap, "hybrid: %u of %u layers keep a KV cache, %u linear-attention layers keep a fixed state",
 			 kv, m->n_layers, rec);
-	else if (swa)
+	} else if (swa) {
 		snprintf(buf, cap, "%u of %u layers use a %u-token sliding window", swa, m->n_layers,
 			 m->window);
-	else
+	} else {
 		snprintf(buf, cap, "all %u layers keep a KV cache", m->n_layers);
+	}
 }
 
 static void print_heading(const check_cfg *c, const cr_model *m, FILE *f)
 {
-	char params[32], active[32], ctx[32], layout[160];
+	char params[32], active[32], ctx[32], layout[192];
 	double kv_tok = (double)c->kv.bytes_per_token / 1024.0;
 
 	cli_fmt_params(params, sizeof(params), m->params);

@@ -364,7 +364,11 @@ static void model_rows(rows *r, const cr_model_source *g, const cr_gguf_model *g
 		    gm->swa_period ? "" : " (per-layer pattern)");
 	if (gm->swa_period)
 		row(r, "sliding-window period", "%u", gm->swa_period);
-	if (cr_model_count_layers(m, CR_LAYER_RECURRENT)) {
+	if (cr_model_count_layers(m, CR_LAYER_RECURRENT) && m->mamba) {
+		row(r, "Mamba-2 layers", "%u", cr_model_count_layers(m, CR_LAYER_RECURRENT));
+		row(r, "Mamba-2 state", "d_state %u, %u groups, %u heads × %u, conv kernel %u", m->linear.k_head_dim,
+		    m->linear.k_heads, m->linear.v_heads, m->linear.v_head_dim, m->linear.conv_kernel);
+	} else if (cr_model_count_layers(m, CR_LAYER_RECURRENT)) {
 		row(r, "linear-attention layers", "%u", cr_model_count_layers(m, CR_LAYER_RECURRENT));
 		if (gm->full_attention_interval)
 			row(r, "full-attention interval", "%u", gm->full_attention_interval);

@@ -735,9 +735,9 @@ static void section_method(cli_buf *b, const rpt_data *d, const rpt_kv *kv)
 				  "per token at f16. ",
 			       m->n_layers, a);
 		if (kv->rec)
-			cli_buf_printf(b, "Only %u of them keep a KV cache; the %u linear-attention layers keep a "
+			cli_buf_printf(b, "Only %u of them keep a KV cache; the %u %s layers keep a "
 					  "fixed state instead. ",
-				       kv->kv_layers, kv->rec);
+				       kv->kv_layers, kv->rec, m->mamba ? "Mamba-2" : "linear-attention");
 		else if (kv->swa)
 			cli_buf_printf(b, "%u of them only look back %u tokens, so their cache stops growing. ",
 				       kv->swa, m->window);

@@ -147,6 +147,7 @@ static void put_model(FILE *f, const cr_model *m, size_t i)
 	field_u(f, ind, "head_dim_v", m->head_dim_v);
 	field_layers(f, ind, "kv_heads", m->kv_heads, sizeof(m->kv_heads[0]));
 	field_layers(f, ind, "layer_kind", m->layer_kind, sizeof(m->layer_kind[0]));
+	field_layers(f, ind, "layer_parts", m->layer_parts, sizeof(m->layer_parts[0]));
 	field_u(f, ind, "window", m->window);
 	if (m->linear.k_heads || m->linear.k_head_dim || m->linear.v_heads || m->linear.v_head_dim ||
 	    m->linear.conv_kernel) {
@@ -155,6 +156,7 @@ static void put_model(FILE *f, const cr_model *m, size_t i)
 			ind, m->linear.k_heads, m->linear.k_head_dim, m->linear.v_heads,
 			m->linear.v_head_dim, m->linear.conv_kernel);
 	}
+	field_bool(f, ind, "mamba", m->mamba);
 	field_bool(f, ind, "mla", m->mla);
 	field_u(f, ind, "mla_kv_lora_rank", m->mla_kv_lora_rank);
 	field_u(f, ind, "mla_rope_dim", m->mla_rope_dim);

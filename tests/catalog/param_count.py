@@ -18,12 +18,23 @@ What is counted, per layer kind (docs/catalog.md "The parameter test"):
                  where the arch has them
   linear attn    L layers (Gated DeltaNet): in_proj qkvz and ba, the causal
                  conv over q, k, v, dt_bias, A_log, the gated norm, out_proj
+  Mamba-2        M layers (the "mamba" object; transformers NemotronHMamba2Mixer
+                 and BambaMixer): in_proj hidden -> 2 d_inner + 2 n_groups
+                 d_state + heads (z, x, B, C, dt), the depthwise conv1d over
+                 d_inner + 2 n_groups d_state with its bias, dt_bias, A_log,
+                 D (one per head), the gated RMSNorm over d_inner, out_proj;
+                 d_inner = heads x head_dim
+  no mixer       "-" layers: an FFN only (Nemotron-H's MLP blocks)
   FFN            gated (3 matrices) of width ffn, or experts.dense_ffn on the
                  experts.dense_layers leading dense layers of a MoE
   MoE            experts.total routed experts of width ffn, experts.shared
                  shared experts of width experts.shared_ffn (default ffn), the
                  router, arch-specific biases and shared-expert gates
-  norms          per layer and final
+  norms          one per sublayer (mixer, FFN): two per layer, one on the
+                 single-sublayer layers of "mixer_ffn": false (Nemotron-H),
+                 four on gemma2/3; and the final norm
+  FFN presence   "-" layers hold an FFN; mixer layers hold one unless
+                 "mixer_ffn" is false
   vision         the vision tower and merger of a multimodal entry ("vision")
 Multi-token-prediction layers are not counted: llama.cpp does not load them,
 and entries whose published total includes them give the total without them
@@ -49,6 +60,10 @@ SINKS = {"gpt-oss"}                                # per-head attention sinks
 EXPERT_BIAS = {"gpt-oss"}                          # gate_up and down biases per expert
 ROUTER_BIAS = {"gpt-oss", "glm4moe", "deepseek2"}  # router bias / e_score_correction_bias
 SHARED_GATE = {"qwen35moe", "qwen3next", "qwen2moe"}  # shared_expert_gate: hidden -> 1
+# modeling_nemotron_h: NemotronHMLP and NemotronHExperts are up_proj and
+# down_proj with relu2, no gate: two matrices per FFN, expert and shared expert.
+UNGATED_FFN = {"nemotron_h", "nemotron_h_moe"}
+ROUTER_BIAS |= {"nemotron_h_moe"}                  # NemotronHTopkRouter e_score_correction_bias
 
 
 def layer_kinds(m):
@@ -84,6 +99,22 @@ def attention(m, i):
     return n
 
 
+def mamba(m):
+    """Mamba-2 mixer of an M layer (transformers NemotronHMamba2Mixer; Granite
+    4.0-H's BambaMixer has the same tensors): no projection biases in either
+    (use_bias / mamba_proj_bias false), the conv1d with its bias."""
+    mb, h = m["mamba"], m["hidden"]
+    d_inner = mb["heads"] * mb["head_dim"]
+    conv_dim = d_inner + 2 * mb["n_groups"] * mb["d_state"]
+    in_proj = h * (d_inner + conv_dim + mb["heads"])
+    conv1d = conv_dim * mb["conv_kernel"] + conv_dim
+    return in_proj + conv1d + 3 * mb["heads"] + d_inner + d_inner * h
+
+
+def has_ffn(m, kind):
+    return kind == "-" or m.get("mixer_ffn", True)
+
+
 def linear_attention(m):
     la, h = m["linear_attention"], m["hidden"]
     nk, dk, nv, dv, conv = (la["k_heads"], la["k_head_dim"], la["v_heads"], la["v_head_dim"],
@@ -97,16 +128,17 @@ def linear_attention(m):
 def ffn(m, i):
     """(total, active) FFN parameters of layer i."""
     a, h = m["arch"], m["hidden"]
+    mats = 2 if a in UNGATED_FFN else 3
     ex = m.get("experts")
     if not ex or i < ex.get("dense_layers", 0):
         width = ex["dense_ffn"] if ex else m["ffn"]
-        n = 3 * h * width
+        n = mats * h * width
         return n, n
     if ex.get("every", 1) > 1 and (i + 1) % ex["every"] != 0:
-        n = 3 * h * ex["dense_ffn"]
+        n = mats * h * ex["dense_ffn"]
         return n, n
-    one = 3 * h * m["ffn"] + ((2 * m["ffn"] + h) if a in EXPERT_BIAS else 0)
-    shared = ex["shared"] * 3 * h * ex.get("shared_ffn", m["ffn"])
+    one = mats * h * m["ffn"] + ((2 * m["ffn"] + h) if a in EXPERT_BIAS else 0)
+    shared = ex["shared"] * mats * h * ex.get("shared_ffn", m["ffn"])
     router = h * ex["total"] + (ex["total"] if a in ROUTER_BIAS else 0)
     if a in SHARED_GATE and ex["shared"]:
         shared += h
@@ -138,11 +170,13 @@ def count(m):
     h, v = m["hidden"], m["vocab"]
     emb = v * h
     head = 0 if m["tied_embeddings"] or m.get("task") == "embedding" else v * h
-    norms = NORMS_PER_LAYER.get(m["arch"], 2) * h
+    per_sublayer = NORMS_PER_LAYER.get(m["arch"], 2) // 2 * h
     total = active = emb + head + h + vision(m)
     for i, k in enumerate(layer_kinds(m)):
-        mix = linear_attention(m) if k == "L" else attention(m, i)
-        ft, fa = ffn(m, i)
+        mix = {"L": linear_attention, "M": lambda x: mamba(x), "-": lambda x: 0}.get(
+            k, lambda x: attention(x, i))(m)
+        ft, fa = ffn(m, i) if has_ffn(m, k) else (0, 0)
+        norms = per_sublayer * ((k != "-") + has_ffn(m, k))
         total += mix + ft + norms
         active += mix + fa + norms
     return total, active
@@ -160,6 +194,12 @@ def self_check(models):
          lambda m: m["experts"].update(total=m["experts"]["total"] * 2)),
         ("linear_attention v_heads doubled", lambda m: "linear_attention" in m and m["hidden"] <= 2048,
          lambda m: m["linear_attention"].update(v_heads=m["linear_attention"]["v_heads"] * 2)),
+        ("mamba heads doubled", lambda m: "mamba" in m,
+         lambda m: m["mamba"].update(heads=m["mamba"]["heads"] * 2)),
+        ("mamba d_state x8", lambda m: "mamba" in m,
+         lambda m: m["mamba"].update(d_state=m["mamba"]["d_state"] * 8)),
+        ("mixer_ffn flipped to true", lambda m: m.get("mixer_ffn") is False,
+         lambda m: m.update(mixer_ffn=True)),
         ("vision layers doubled", lambda m: "vision" in m and m["hidden"] <= 4096,
          lambda m: m["vision"].update(layers=m["vision"]["layers"] * 4)),
         ("vision deepstack mergers dropped", lambda m: m.get("vision", {}).get("deepstack"),

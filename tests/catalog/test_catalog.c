@@ -171,9 +171,11 @@ static unsigned same_model(const cr_model *a, const cr_model *b)
 	SAME_NUM(w, id, head_dim_k);
 	SAME_NUM(w, id, head_dim_v);
 	for (unsigned k = 0; k < CR_MAX_LAYERS; k++) {
-		if (a->kv_heads[k] != b->kv_heads[k] || a->layer_kind[k] != b->layer_kind[k]) {
-			print_error("model %s: layer %u: kv_heads %u/%u, layer_kind %u/%u\n", id, k,
-				    a->kv_heads[k], b->kv_heads[k], a->layer_kind[k], b->layer_kind[k]);
+		if (a->kv_heads[k] != b->kv_heads[k] || a->layer_kind[k] != b->layer_kind[k] ||
+		    a->layer_parts[k] != b->layer_parts[k]) {
+			print_error("model %s: layer %u: kv_heads %u/%u, layer_kind %u/%u, layer_parts %u/%u\n", id,
+				    k, a->kv_heads[k], b->kv_heads[k], a->layer_kind[k], b->layer_kind[k],
+				    a->layer_parts[k], b->layer_parts[k]);
 			bad++;
 		}
 	}
@@ -183,6 +185,7 @@ static unsigned same_model(const cr_model *a, const cr_model *b)
 	SAME_NUM(w, id, linear.v_heads);
 	SAME_NUM(w, id, linear.v_head_dim);
 	SAME_NUM(w, id, linear.conv_kernel);
+	SAME_NUM(w, id, mamba);
 	SAME_NUM(w, id, mla);
 	SAME_NUM(w, id, mla_kv_lora_rank);
 	SAME_NUM(w, id, mla_rope_dim);
@@ -722,10 +725,10 @@ static const hostile_row hostile_rows[] = {
 	  "models.json: models[0].kv_heads[3]: expected an integer from 0 to 16, got -1" },
 	{ "layer_pattern with a bad letter", F_MODELS, "\"tied_embeddings\"",
 	  "\"layer_pattern\":\"FFX\",\"tied_embeddings\"", CR_ERR_INVALID,
-	  "models.json: models[0].layer_pattern: unexpected 'X' at 2 (expected F, S or L)" },
+	  "models.json: models[0].layer_pattern: unexpected 'X' at 2 (expected F, S, L, M or -)" },
 	{ "layer_pattern in lower case", F_MODELS, "\"tied_embeddings\"",
 	  "\"layer_pattern\":\"f\",\"tied_embeddings\"", CR_ERR_INVALID,
-	  "models.json: models[0].layer_pattern: unexpected 'f' at 0 (expected F, S or L)" },
+	  "models.json: models[0].layer_pattern: unexpected 'f' at 0 (expected F, S, L, M or -)" },
 	{ "empty layer_pattern", F_MODELS, "\"tied_embeddings\"",
 	  "\"layer_pattern\":\"\",\"tied_embeddings\"", CR_ERR_INVALID,
 	  "models.json: models[0].layer_pattern: empty pattern" },
@@ -751,6 +754,46 @@ static const hostile_row hostile_rows[] = {
 	  "\"v_heads\":1,\"v_head_dim\":1},\"tied_embeddings\"",
 	  CR_ERR_INVALID,
 	  "models.json: models[0].linear_attention.conv_kernel: missing field (expected an integer)" },
+#define MAMBA_OK "\"mamba\":{\"d_state\":128,\"n_groups\":8,\"heads\":64,\"head_dim\":64,\"conv_kernel\":4},"
+	{ "M in the pattern without mamba", F_MODELS, "\"tied_embeddings\"",
+	  "\"layer_pattern\":\"MF\",\"tied_embeddings\"", CR_ERR_INVALID,
+	  "models.json: models[0].mamba: missing field (expected an object)" },
+	{ "mamba without M in the pattern", F_MODELS, "\"tied_embeddings\"",
+	  MAMBA_OK "\"tied_embeddings\"", CR_ERR_INVALID,
+	  "models.json: models[0].mamba: given, but layer_pattern has no Mamba-2 (M) layers" },
+	{ "mamba missing a dimension", F_MODELS, "\"tied_embeddings\"",
+	  "\"layer_pattern\":\"MF\",\"mamba\":{\"d_state\":128,\"n_groups\":8,\"heads\":64,"
+	  "\"conv_kernel\":4},\"tied_embeddings\"", CR_ERR_INVALID,
+	  "models.json: models[0].mamba.head_dim: missing field (expected an integer)" },
+	{ "mamba with an unknown field", F_MODELS, "\"tied_embeddings\"",
+	  "\"layer_pattern\":\"MF\",\"mamba\":{\"d_state\":128,\"n_groups\":8,\"heads\":64,"
+	  "\"head_dim\":64,\"conv_kernel\":4,\"expand\":2},\"tied_embeddings\"", CR_ERR_INVALID,
+	  "models.json: models[0].mamba.expand: unknown field" },
+	{ "mamba zero d_state", F_MODELS, "\"tied_embeddings\"",
+	  "\"layer_pattern\":\"MF\",\"mamba\":{\"d_state\":0,\"n_groups\":8,\"heads\":64,"
+	  "\"head_dim\":64,\"conv_kernel\":4},\"tied_embeddings\"", CR_ERR_INVALID,
+	  "models.json: models[0].mamba.d_state: expected an integer from 1 to 65536, got 0" },
+	{ "mamba groups not dividing the heads", F_MODELS, "\"tied_embeddings\"",
+	  "\"layer_pattern\":\"MF\",\"mamba\":{\"d_state\":128,\"n_groups\":3,\"heads\":64,"
+	  "\"head_dim\":64,\"conv_kernel\":4},\"tied_embeddings\"", CR_ERR_INVALID,
+	  "models.json: models[0].mamba.n_groups: 3 groups do not divide 64 heads" },
+	{ "mamba not an object", F_MODELS, "\"tied_embeddings\"",
+	  "\"layer_pattern\":\"MF\",\"mamba\":4,\"tied_embeddings\"", CR_ERR_INVALID,
+	  "models.json: models[0].mamba: expected an object" },
+	{ "L and M in one pattern", F_MODELS, "\"tied_embeddings\"",
+	  "\"layer_pattern\":\"LM\"," MAMBA_OK "\"tied_embeddings\"", CR_ERR_INVALID,
+	  "models.json: models[0].layer_pattern: both L and M layers (a model has one kind of recurrent layer)" },
+	{ "mixer_ffn false without FFN-only layers", F_MODELS, "\"tied_embeddings\"",
+	  "\"layer_pattern\":\"MF\"," MAMBA_OK "\"mixer_ffn\":false,\"tied_embeddings\"", CR_ERR_INVALID,
+	  "models.json: models[0].mixer_ffn: false, but layer_pattern has no '-' (FFN-only) layers: no layer "
+	  "would have an FFN" },
+	{ "mixer_ffn not a bool", F_MODELS, "\"tied_embeddings\"",
+	  "\"layer_pattern\":\"M-\"," MAMBA_OK "\"mixer_ffn\":0,\"tied_embeddings\"", CR_ERR_INVALID,
+	  "models.json: models[0].mixer_ffn: expected true or false" },
+	{ "kv_heads array with KV on a Mamba layer", F_MODELS, "\"kv_heads\":4,",
+	  "\"kv_heads\":[0,4,4,4],\"layer_pattern\":\"FM-F\"," MAMBA_OK, CR_ERR_INVALID,
+	  "models.json: models[0].kv_heads[1]: 4 on a layer without attention (layer_pattern 'M'); expected 0" },
+#undef MAMBA_OK
 	{ "experts.used above experts.total", F_MODELS, "\"tied_embeddings\"",
 	  "\"experts\":{\"total\":8,\"used\":9,\"shared\":0},\"tied_embeddings\"",
 	  CR_ERR_INVALID, "models.json: models[0].experts.used: more experts used (9) than exist (8)" },
@@ -1211,6 +1254,70 @@ static void test_file_too_large_buffer(void **state)
 	free(big);
 }
 
+/* Mamba-2 layers and single-sublayer blocks (docs/catalog.md): a
+ * Nemotron-H-like "M-F-" with mixer_ffn false and a Granite-like "MF". */
+static void test_mamba_layers(void **state)
+{
+	static const char models[] = MODELS_DOC(
+		"{\"id\":\"nh\",\"name\":\"NH\",\"family\":\"t\",\"developer\":\"T\",\"license\":\"mit\","
+		"\"released\":\"2025-01\",\"arch\":\"nemotron_h\",\"params\":1000000000,"
+		"\"active_params\":1000000000,\"context_max\":4096,\"vocab\":32000,\"layers\":8,"
+		"\"hidden\":2048,\"ffn\":8192,\"heads\":16,\"kv_heads\":4,\"head_dim_k\":128,"
+		"\"head_dim_v\":128,\"layer_pattern\":\"M-F-\",\"mixer_ffn\":false,"
+		"\"mamba\":{\"d_state\":128,\"n_groups\":8,\"heads\":64,\"head_dim\":64,\"conv_kernel\":4},"
+		"\"tied_embeddings\":false,\"sources\":[\"s\"]},"
+		"{\"id\":\"gh\",\"name\":\"GH\",\"family\":\"t\",\"developer\":\"T\",\"license\":\"mit\","
+		"\"released\":\"2025-01\",\"arch\":\"granitehybrid\",\"params\":1000000000,"
+		"\"active_params\":1000000000,\"context_max\":4096,\"vocab\":32000,\"layers\":4,"
+		"\"hidden\":2048,\"ffn\":8192,\"heads\":16,\"kv_heads\":[0,4,0,4],\"head_dim_k\":128,"
+		"\"head_dim_v\":128,\"layer_pattern\":\"MF\","
+		"\"mamba\":{\"d_state\":64,\"n_groups\":1,\"heads\":32,\"head_dim\":128,\"conv_kernel\":4},"
+		"\"tied_embeddings\":true,\"sources\":[\"s\"]}");
+	static const char quants[] = QUANTS_DOC(QUANT_Q4), rigs[] = RIGS_DOC(RIG_GPU);
+	cr_catalog *cat = NULL;
+	cr_error err = CR_ERROR_INIT;
+	const cr_model *m;
+
+	(void)state;
+	if (cr_catalog_load_buffers(models, sizeof(models) - 1, quants, sizeof(quants) - 1, rigs,
+				    sizeof(rigs) - 1, NULL, &cat, &err))
+		fail_msg("%s", err.message);
+	m = cr_catalog_find_model(cat, "nh");
+	assert_non_null(m);
+	assert_true(m->mamba);
+	/* "M-F-" over 8 layers: Mamba, MLP, attention, MLP, ... */
+	assert_int_equal(m->layer_kind[0], CR_LAYER_RECURRENT);
+	assert_int_equal(m->layer_parts[0], CR_LAYER_NO_FFN);
+	assert_int_equal(m->layer_kind[1], CR_LAYER_FULL);
+	assert_int_equal(m->layer_parts[1], CR_LAYER_NO_MIXER);
+	assert_int_equal(m->layer_kind[2], CR_LAYER_FULL);
+	assert_int_equal(m->layer_parts[2], CR_LAYER_NO_FFN);
+	assert_int_equal(m->layer_parts[7], CR_LAYER_NO_MIXER);
+	/* KV only on the attention layers (2 and 6). */
+	assert_int_equal(m->kv_heads[0], 0);
+	assert_int_equal(m->kv_heads[1], 0);
+	assert_int_equal(m->kv_heads[2], 4);
+	assert_int_equal(cr_model_kv_layers(m), 2);
+	assert_int_equal(cr_model_count_layers(m, CR_LAYER_RECURRENT), 2);
+	/* The llama.cpp GGUF mapping: k = groups x d_state, v = heads x head_dim. */
+	assert_int_equal(m->linear.k_heads, 8);
+	assert_int_equal(m->linear.k_head_dim, 128);
+	assert_int_equal(m->linear.v_heads, 64);
+	assert_int_equal(m->linear.v_head_dim, 64);
+	assert_int_equal(m->linear.conv_kernel, 4);
+
+	m = cr_catalog_find_model(cat, "gh");
+	assert_non_null(m);
+	assert_true(m->mamba);
+	assert_int_equal(m->layer_parts[0], 0); /* a mixer and an FFN */
+	assert_int_equal(m->layer_parts[1], 0);
+	assert_int_equal(m->layer_kind[2], CR_LAYER_RECURRENT);
+	assert_int_equal(cr_model_kv_layers(m), 2);
+	assert_int_equal(m->linear.k_heads, 1);
+	assert_int_equal(m->linear.v_heads * m->linear.v_head_dim, 4096);
+	cr_catalog_free(cat);
+}
+
 /* ---- catalogs on disk ---------------------------------------------------- */
 
 static void test_fixture_minimal(void **state)
@@ -1458,6 +1565,7 @@ int main(void)
 		cmocka_unit_test(test_deep_but_legal_nesting),
 		cmocka_unit_test(test_too_many_entries),
 		cmocka_unit_test(test_file_too_large_buffer),
+		cmocka_unit_test(test_mamba_layers),
 		cmocka_unit_test(test_fixture_minimal),
 		cmocka_unit_test(test_fixture_errors),
 		cmocka_unit_test(test_dir_too_large_and_unreadable),

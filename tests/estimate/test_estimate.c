@@ -117,6 +117,44 @@ static void test_kv_clef_flash(void **state)
 	assert_int_equal(e.memory.kv_bytes, 268435456ull);
 }
 
+/* Mamba-2 hybrids: KV only on the attention layers, a fixed state per
+ * sequence on the Mamba layers, at llama.cpp's sizes (llama-hparams.cpp
+ * n_embd_r = (d_conv - 1) x (d_inner + 2 n_group d_state), n_embd_s =
+ * d_state x d_inner, both F32; llama-memory-recurrent.cpp allocates them per
+ * recurrent layer and sequence). */
+static void test_kv_mamba_hybrids(void **state)
+{
+	const cr_model *g = ts_model("granite-4.0-h-small"), *n = ts_model("nemotron-nano-9b-v2");
+	cr_rig big = gpu_rig(1000, 1000, 1);
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_estimate e;
+
+	(void)state;
+	/* Granite 4.0 H Small: 4 attention layers x 8 KV heads x 128 x (K + V)
+	 * x 2 B = 16 KiB per token; 36 Mamba layers, d_inner 128 x 64 = 8192,
+	 * conv 3 x (8192 + 2 x 1 x 128) = 25344, state 128 x 8192 = 1048576:
+	 * 36 x (25344 + 1048576) x 4 B = 154644480 B (147.5 MiB) per sequence. */
+	assert_int_equal(cr_model_kv_layers(g), 4);
+	assert_int_equal(cr_model_count_layers(g, CR_LAYER_RECURRENT), 36);
+	e = run(g, ts_quant("Q4_K_M"), &big, &o);
+	assert_int_equal(e.kv_bytes_per_token, 16384);
+	assert_int_equal(e.memory.kv_bytes, 16384ull * 8192);
+	assert_int_equal(cr_estimate_state_bytes(g, &o), 154644480ull);
+	assert_int_equal(e.memory.state_bytes, 154644480ull);
+	o.n_seq = 4;
+	assert_int_equal(cr_estimate_state_bytes(g, &o), 4 * 154644480ull);
+	o.n_seq = 1;
+	/* Nemotron Nano 9B v2: 4 attention of 56 layers x 8 x 128 x 2 x 2 B;
+	 * the 25 MLP-only layers keep neither KV nor state; 27 Mamba layers,
+	 * d_inner 128 x 80 = 10240, conv 3 x (10240 + 2 x 8 x 128) = 36864,
+	 * state 128 x 10240 = 1310720: 27 x 1347584 x 4 B = 145539072 B. */
+	assert_int_equal(cr_model_kv_layers(n), 4);
+	assert_int_equal(cr_model_count_layers(n, CR_LAYER_RECURRENT), 27);
+	e = run(n, ts_quant("Q4_K_M"), &big, &o);
+	assert_int_equal(e.kv_bytes_per_token, 16384);
+	assert_int_equal(e.memory.state_bytes, 145539072ull);
+}
+
 /* llama.cpp pads the context to a multiple of 256 cells. */
 static void test_kv_padding(void **state)
 {
@@ -1867,6 +1905,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kv_clef_flash),
+		cmocka_unit_test(test_kv_mamba_hybrids),
 		cmocka_unit_test(test_kv_padding),
 		cmocka_unit_test(test_kv_types),
 		cmocka_unit_test(test_kv_gemma3_sliding),

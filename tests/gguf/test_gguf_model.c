@@ -176,6 +176,56 @@ static void test_qwen35_hybrid(void **state)
 	same_as_catalog(m, "qwen3.5-9b");
 }
 
+/* Mamba-2 hybrids: the GGUF path and the catalog agree on every layer's
+ * kind, KV heads and sublayers, the Mamba dims and so on KV and state
+ * (same_as_catalog), at a long context and several sequences too. */
+static void same_layers_as_catalog(const cr_model *m, const char *id)
+{
+	const cr_model *c = cr_catalog_find_model(cat, id);
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+
+	assert_non_null(c);
+	for (uint32_t i = 0; i < CR_MAX_LAYERS; i++) {
+		assert_int_equal(m->layer_kind[i], c->layer_kind[i]);
+		assert_int_equal(m->kv_heads[i], c->kv_heads[i]);
+		assert_int_equal(m->layer_parts[i], c->layer_parts[i]);
+	}
+	assert_true(m->mamba && c->mamba);
+	assert_memory_equal(&m->linear, &c->linear, sizeof(m->linear));
+	o.n_ctx = 131072;
+	o.n_seq = 4;
+	assert_int_equal(cr_estimate_kv_bytes(m, &o), cr_estimate_kv_bytes(c, &o));
+	assert_int_equal(cr_estimate_state_bytes(m, &o), cr_estimate_state_bytes(c, &o));
+	same_as_catalog(m, id);
+}
+
+static void test_mamba2_hybrids(void **state)
+{
+	cr_gguf_model gm;
+	const cr_model *m = &gm.model;
+
+	(void)state;
+	/* nemotron_h: recurrent where head_count_kv and feed_forward_length are
+	 * both 0 (llama-model.cpp); the 25 MLP layers are neither. */
+	map_fixture("nemotron-nano-9b-v2.hdr.gguf", &gm);
+	assert_int_equal(cr_model_count_layers(m, CR_LAYER_RECURRENT), 27);
+	assert_int_equal(cr_model_kv_layers(m), 4);
+	assert_int_equal(m->layer_parts[1], CR_LAYER_NO_MIXER);
+	assert_int_equal(m->layer_parts[0], CR_LAYER_NO_FFN);
+	assert_int_equal(m->params, 8888227328ull);
+	/* 27 x (3 x (10240 + 2 x 8 x 128) + 128 x 10240) x 4 B. */
+	assert_int_equal(state_of(m), 27ull * (3 * (10240 + 2 * 8 * 128) + 128 * 10240) * 4);
+	same_layers_as_catalog(m, "nemotron-nano-9b-v2");
+
+	map_fixture("granite-4.0-h-small.hdr.gguf", &gm);
+	assert_int_equal(cr_model_count_layers(m, CR_LAYER_RECURRENT), 36);
+	assert_int_equal(m->params, 32207337984ull);
+	assert_int_equal(m->active_params, 8803121664ull);
+	/* 36 x (3 x (8192 + 2 x 1 x 128) + 128 x 8192) x 4 B = 147.5 MiB. */
+	assert_int_equal(state_of(m), 154644480ull);
+	same_layers_as_catalog(m, "granite-4.0-h-small");
+}
+
 static void test_moe(void **state)
 {
 	cr_gguf_model gm;
@@ -684,6 +734,7 @@ int main(void)
 		cmocka_unit_test(test_llama_dense),
 		cmocka_unit_test(test_gemma3_sliding),
 		cmocka_unit_test(test_qwen35_hybrid),
+		cmocka_unit_test(test_mamba2_hybrids),
 		cmocka_unit_test(test_moe),
 		cmocka_unit_test(test_gpt_oss),
 		cmocka_unit_test(test_deepseek_mla),

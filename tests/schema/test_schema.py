@@ -488,6 +488,22 @@ if "models.schema.json" in samples:
     if hybrid:
         del hybrid["linear_attention"]
         check("models.schema.json rejects L layers without linear_attention", bool(errors(bad, "models.schema.json")))
+    # Mamba-2 hybrids: M layers need the mamba object, a mamba object needs M
+    # layers, its fields are closed and mixer_ffn is a bool.
+    mamba = next((i for i, m in enumerate(samples["models.schema.json"]["models"]) if "mamba" in m), None)
+    check("models.json has a Mamba-2 model to probe", mamba is not None)
+    if mamba is not None:
+        for what, change in (
+                ("M layers without mamba", lambda m: m.pop("mamba")),
+                ("mamba without M layers", lambda m: m.update(layer_pattern="F")),
+                ("a mamba object with an unknown field", lambda m: m["mamba"].update(expand=2)),
+                ("a mamba object without d_state", lambda m: m["mamba"].pop("d_state")),
+                ("a zero mamba head count", lambda m: m["mamba"].update(heads=0)),
+                ("a pattern letter outside F S L M -", lambda m: m.update(layer_pattern="M*")),
+                ("mixer_ffn that is not a bool", lambda m: m.update(mixer_ffn=0))):
+            bad = copy.deepcopy(samples["models.schema.json"])
+            change(bad["models"][mamba])
+            check(f"models.schema.json rejects {what}", bool(errors(bad, "models.schema.json")))
     bad = copy.deepcopy(samples["models.schema.json"])
     bad["models"][0]["id"] = "Upper Case"
     check("models.schema.json rejects a malformed id", bool(errors(bad, "models.schema.json")))

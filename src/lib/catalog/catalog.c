@@ -469,6 +469,42 @@ static int read_linear(jr_ctx *c, const cJSON *o, cr_model *m)
 	return CR_OK;
 }
 
+/* "mamba": the Mamba-2 mixer of the M layers, as its config names it
+ * (docs/catalog.md), kept in m->linear the way llama.cpp's GGUF keys map it:
+ * k_heads = n_groups (ssm.group_count), k_head_dim = d_state
+ * (ssm.state_size), v_heads = heads (ssm.time_step_rank), v_head_dim =
+ * head_dim, so d_inner (ssm.inner_size) = heads x head_dim. */
+static int read_mamba(jr_ctx *c, const cJSON *o, cr_model *m)
+{
+	static const char *const keys[] = { "d_state", "n_groups", "heads", "head_dim",
+		"conv_kernel", NULL };
+	const cJSON *mb;
+	uint64_t v[5];
+	size_t saved;
+	int rc = jr_req_object(c, o, "mamba", &mb);
+
+	if (rc)
+		return rc;
+	saved = jr_push_key(c, "mamba");
+	rc = jr_check_keys(c, mb, keys);
+	for (int i = 0; !rc && i < 5; i++)
+		rc = jr_req_uint(c, mb, keys[i], 1, 65536, &v[i]);
+	/* B and C are shared by the heads of a group (Mamba-2). */
+	if (!rc && v[2] % v[1])
+		rc = jr_fail(c, CR_ERR_INVALID, "n_groups", "%llu groups do not divide %llu heads",
+			     (unsigned long long)v[1], (unsigned long long)v[2]);
+	jr_pop(c, saved);
+	if (rc)
+		return rc;
+	m->mamba = true;
+	m->linear.k_heads = (uint32_t)v[1];
+	m->linear.k_head_dim = (uint32_t)v[0];
+	m->linear.v_heads = (uint32_t)v[2];
+	m->linear.v_head_dim = (uint32_t)v[3];
+	m->linear.conv_kernel = (uint32_t)v[4];
+	return CR_OK;
+}
+
 /* The first nreq keys are required, the rest up to n optional (0 when absent). */
 static int read_sub_uints(jr_ctx *c, const cJSON *o, const char *key, const char *const *keys,
 			  const uint64_t *lo, uint64_t *v, int nreq, int n)
@@ -565,7 +601,7 @@ static int read_model(jr_ctx *c, const cJSON *o, cr_model *m)
 	static const char *const keys[] = { "id", "name", "family", "developer", "license",
 		"released", "backbone", "arch", "params", "active_params", "context_max", "vocab",
 		"layers", "hidden", "ffn", "heads", "kv_heads", "head_dim_k", "head_dim_v",
-		"layer_pattern", "window", "linear_attention", "mla", "experts",
+		"layer_pattern", "window", "linear_attention", "mamba", "mixer_ffn", "mla", "experts",
 		"tied_embeddings", "task", "native_quant", "vision", "aliases", "sources", "notes", NULL };
 	static const char *const mla_keys[] = { "kv_lora_rank", "rope_dim", "q_lora_rank", NULL };
 	static const char *const moe_keys[] = { "total", "used", "shared", "dense_layers",
@@ -576,7 +612,7 @@ static int read_model(jr_ctx *c, const cJSON *o, cr_model *m)
 		vis_lo[] = { 1, 1, 1, 1, 1, 1, 1, 1 };
 	char pattern[CR_MAX_LAYERS + 1] = "F";
 	uint64_t v[8], win = 0;
-	bool has_swa = false, has_rec = false;
+	bool has_swa = false, has_rec = false, has_mamba = false, has_ffn_only = false, mixer_ffn = true;
 	size_t plen;
 	int rc;
 
@@ -615,6 +651,7 @@ static int read_model(jr_ctx *c, const cJSON *o, cr_model *m)
 	    (rc = jr_req_bool(c, o, "tied_embeddings", &m->tied_embeddings)) ||
 	    (rc = jr_opt_string(c, o, "layer_pattern", pattern, sizeof(pattern))) ||
 	    (rc = jr_opt_uint(c, o, "window", 1, 1u << 30, &win)) ||
+	    (cJSON_HasObjectItem(o, "mixer_ffn") && (rc = jr_req_bool(c, o, "mixer_ffn", &mixer_ffn))) ||
 	    (rc = read_sources(c, o, m->sources, &m->n_sources)) ||
 	    (rc = read_aliases(c, o, m)) ||
 	    (rc = jr_opt_string(c, o, "notes", m->notes, sizeof(m->notes))) ||
@@ -632,16 +669,40 @@ static int read_model(jr_ctx *c, const cJSON *o, cr_model *m)
 			has_swa = true;
 		else if (pattern[i] == 'L')
 			has_rec = true;
-		else if (pattern[i] != 'F')
+		else if (pattern[i] == 'M')
+			has_mamba = true;
+		else if (pattern[i] != 'F' && pattern[i] != '-')
 			return jr_fail(c, CR_ERR_INVALID, "layer_pattern",
-				       "unexpected '%c' at %zu (expected F, S or L)", pattern[i], i);
+				       "unexpected '%c' at %zu (expected F, S, L, M or -)", pattern[i], i);
 	}
+	/* One recurrent-state shape per model (m->linear). */
+	if (has_rec && has_mamba)
+		return jr_fail(c, CR_ERR_INVALID, "layer_pattern",
+			       "both L and M layers (a model has one kind of recurrent layer)");
 	for (uint32_t i = 0; i < m->n_layers; i++) {
 		char k = pattern[i % plen];
 
-		m->layer_kind[i] = k == 'S' ? CR_LAYER_SLIDING : k == 'L' ? CR_LAYER_RECURRENT
-									    : CR_LAYER_FULL;
+		has_ffn_only |= k == '-';
+		m->layer_kind[i] = k == 'S' ? CR_LAYER_SLIDING : k == 'L' || k == 'M' ? CR_LAYER_RECURRENT
+										   : CR_LAYER_FULL;
+		m->layer_parts[i] = k == '-' ? CR_LAYER_NO_MIXER : mixer_ffn ? 0 : CR_LAYER_NO_FFN;
+		/* Mamba and FFN-only layers keep no KV: a per-layer array must
+		 * say 0 there (an integer applies to the attention layers). */
+		if (k == 'M' || k == '-') {
+			if (m->kv_heads[i] && cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(o, "kv_heads"))) {
+				char key[32];
+
+				snprintf(key, sizeof(key), "kv_heads[%u]", (unsigned)i);
+				return jr_fail(c, CR_ERR_INVALID, key,
+					       "%u on a layer without attention (layer_pattern '%c'); expected 0",
+					       (unsigned)m->kv_heads[i], k);
+			}
+			m->kv_heads[i] = 0;
+		}
 	}
+	if (!mixer_ffn && !has_ffn_only)
+		return jr_fail(c, CR_ERR_INVALID, "mixer_ffn",
+			       "false, but layer_pattern has no '-' (FFN-only) layers: no layer would have an FFN");
 	if (has_swa && !win)
 		return jr_fail(c, CR_ERR_INVALID, "window",
 			       "missing field (layer_pattern has sliding layers)");
@@ -655,6 +716,12 @@ static int read_model(jr_ctx *c, const cJSON *o, cr_model *m)
 	} else if (cJSON_HasObjectItem(o, "linear_attention")) {
 		return jr_fail(c, CR_ERR_INVALID, "linear_attention",
 			       "given, but layer_pattern has no linear-attention layers");
+	}
+	if (has_mamba) {
+		if ((rc = read_mamba(c, o, m)))
+			return rc;
+	} else if (cJSON_HasObjectItem(o, "mamba")) {
+		return jr_fail(c, CR_ERR_INVALID, "mamba", "given, but layer_pattern has no Mamba-2 (M) layers");
 	}
 	if (cJSON_HasObjectItem(o, "mla")) {
 		if ((rc = read_sub_uints(c, o, "mla", mla_keys, mla_lo, v, 2, 3)))

@@ -446,7 +446,8 @@ static double expert_fraction(const cr_model *m)
 /* Share of the routed-expert bytes in system RAM: all with --cpu-moe; with
  * --n-cpu-moe N the experts of layers 0..N-1 (llama.cpp common/arg.cpp:
  * blk.<i>.ffn_(up|down|gate)_exps for i < N), counting only the layers that
- * have experts (after the leading dense ones, every experts_every-th). */
+ * have experts (after the leading dense ones, every experts_every-th, and
+ * not the mixer-only layers of a Nemotron-H-style model: CR_LAYER_NO_FFN). */
 static double cpu_moe_share(const cr_model *m, const cr_estimate_opts *o)
 {
 	uint32_t all = 0, first = 0;
@@ -456,7 +457,7 @@ static double cpu_moe_share(const cr_model *m, const cr_estimate_opts *o)
 	if (!o->n_cpu_moe)
 		return 0.0;
 	for (uint32_t i = m->experts_dense_layers; i < m->n_layers; i++) {
-		if (m->experts_every && (i + 1) % m->experts_every)
+		if ((m->experts_every && (i + 1) % m->experts_every) || (m->layer_parts[i] & CR_LAYER_NO_FFN))
 			continue;
 		all++;
 		first += i < o->n_cpu_moe;

@@ -27,7 +27,9 @@ enum swa_rule {
 enum rec_rule {
 	REC_NONE = 0,
 	REC_INTERVAL, /* every full_attention_interval-th layer is attention (qwen3next, qwen35) */
-	REC_KV0,      /* layers with head_count_kv 0 (jamba, granite hybrid, nemotron-h) */
+	REC_KV0,      /* layers with head_count_kv 0 (jamba, granite hybrid) */
+	REC_KV0_FF0,  /* head_count_kv 0 and feed_forward_length 0: nemotron-h, whose MLP
+		       * layers have neither attention nor a mixer */
 	REC_ALL       /* every layer (mamba) */
 };
 
@@ -37,6 +39,7 @@ typedef struct arch_rule {
 	uint8_t swa_period;       /* default period: SWA iff il % p < p - 1 */
 	uint32_t swa_window;      /* default window when the key is absent; 0: key required */
 	uint8_t rec;
+	bool mamba2;              /* the recurrent layers are Mamba-2 (cr_model.mamba) */
 } arch_rule;
 
 /* The architectures clefrun maps on purpose. Sources: llama-model.cpp
@@ -44,54 +47,57 @@ typedef struct arch_rule {
  * models/qwen35.cpp (full_attention_interval, default 4). Others fall back
  * to the standard keys (cr_gguf_model.generic). */
 static const arch_rule arch_rules[] = {
-	{ "llama", SWA_NONE, 0, 0, REC_NONE },
-	{ "llama4", SWA_PERIOD, 4, 8192, REC_NONE },  /* chunked attention, 8192 */
-	{ "qwen2", SWA_NONE, 0, 0, REC_NONE },
-	{ "qwen2moe", SWA_NONE, 0, 0, REC_NONE },
-	{ "qwen2vl", SWA_NONE, 0, 0, REC_NONE },
-	{ "qwen3", SWA_NONE, 0, 0, REC_NONE },
-	{ "qwen3moe", SWA_NONE, 0, 0, REC_NONE },
-	{ "qwen3vl", SWA_NONE, 0, 0, REC_NONE },
-	{ "qwen3vlmoe", SWA_NONE, 0, 0, REC_NONE },
-	{ "qwen3next", SWA_NONE, 0, 0, REC_INTERVAL },
-	{ "qwen35", SWA_NONE, 0, 0, REC_INTERVAL },
-	{ "qwen35moe", SWA_NONE, 0, 0, REC_INTERVAL },
-	{ "phi3", SWA_NONE, 0, 0, REC_NONE },         /* llama.cpp disables Phi SWA */
-	{ "gemma", SWA_NONE, 0, 0, REC_NONE },
-	{ "gemma2", SWA_PERIOD, 2, 4096, REC_NONE },
-	{ "gemma3", SWA_PERIOD, 6, 0, REC_NONE },
-	{ "gpt-oss", SWA_PERIOD, 2, 0, REC_NONE },
-	{ "cohere2", SWA_PERIOD, 4, 0, REC_NONE },
-	{ "olmo2", SWA_PERIOD, 4, 0, REC_NONE },
-	{ "command-r", SWA_NONE, 0, 0, REC_NONE },
-	{ "deepseek", SWA_NONE, 0, 0, REC_NONE },
-	{ "deepseek2", SWA_NONE, 0, 0, REC_NONE },
-	{ "glm4", SWA_NONE, 0, 0, REC_NONE },
-	{ "glm4moe", SWA_NONE, 0, 0, REC_NONE },
-	{ "granite", SWA_NONE, 0, 0, REC_NONE },
-	{ "granitemoe", SWA_NONE, 0, 0, REC_NONE },
-	{ "granitehybrid", SWA_NONE, 0, 0, REC_KV0 },
-	{ "jamba", SWA_NONE, 0, 0, REC_KV0 },
-	{ "nemotron_h", SWA_NONE, 0, 0, REC_KV0 },
-	{ "mamba", SWA_NONE, 0, 0, REC_ALL },
-	{ "mamba2", SWA_NONE, 0, 0, REC_ALL },
-	{ "mistral3", SWA_KEYS, 0, 0, REC_NONE },
-	{ "olmo", SWA_NONE, 0, 0, REC_NONE },
-	{ "olmoe", SWA_NONE, 0, 0, REC_NONE },
-	{ "starcoder2", SWA_NONE, 0, 0, REC_NONE },
-	{ "internlm2", SWA_NONE, 0, 0, REC_NONE },
-	{ "smollm3", SWA_NONE, 0, 0, REC_NONE },
-	{ "ernie4_5", SWA_NONE, 0, 0, REC_NONE },
-	{ "ernie4_5-moe", SWA_NONE, 0, 0, REC_NONE },
-	{ "hunyuan-moe", SWA_NONE, 0, 0, REC_NONE },
-	{ "hunyuan-dense", SWA_NONE, 0, 0, REC_NONE },
-	{ "exaone", SWA_NONE, 0, 0, REC_NONE },
-	{ "exaone4", SWA_PERIOD, 4, 0, REC_NONE },
-	{ "seed_oss", SWA_NONE, 0, 0, REC_NONE },
-	{ "dots1", SWA_NONE, 0, 0, REC_NONE },
-	{ "bailingmoe", SWA_NONE, 0, 0, REC_NONE },
-	{ "arcee", SWA_NONE, 0, 0, REC_NONE },
-	{ "apertus", SWA_NONE, 0, 0, REC_NONE },
+	{ "llama", SWA_NONE, 0, 0, REC_NONE, false },
+	{ "llama4", SWA_PERIOD, 4, 8192, REC_NONE, false },  /* chunked attention, 8192 */
+	{ "qwen2", SWA_NONE, 0, 0, REC_NONE, false },
+	{ "qwen2moe", SWA_NONE, 0, 0, REC_NONE, false },
+	{ "qwen2vl", SWA_NONE, 0, 0, REC_NONE, false },
+	{ "qwen3", SWA_NONE, 0, 0, REC_NONE, false },
+	{ "qwen3moe", SWA_NONE, 0, 0, REC_NONE, false },
+	{ "qwen3vl", SWA_NONE, 0, 0, REC_NONE, false },
+	{ "qwen3vlmoe", SWA_NONE, 0, 0, REC_NONE, false },
+	{ "qwen3next", SWA_NONE, 0, 0, REC_INTERVAL, false },
+	{ "qwen35", SWA_NONE, 0, 0, REC_INTERVAL, false },
+	{ "qwen35moe", SWA_NONE, 0, 0, REC_INTERVAL, false },
+	{ "phi3", SWA_NONE, 0, 0, REC_NONE, false },         /* llama.cpp disables Phi SWA */
+	{ "gemma", SWA_NONE, 0, 0, REC_NONE, false },
+	{ "gemma2", SWA_PERIOD, 2, 4096, REC_NONE, false },
+	{ "gemma3", SWA_PERIOD, 6, 0, REC_NONE, false },
+	{ "gpt-oss", SWA_PERIOD, 2, 0, REC_NONE, false },
+	{ "cohere2", SWA_PERIOD, 4, 0, REC_NONE, false },
+	{ "olmo2", SWA_PERIOD, 4, 0, REC_NONE, false },
+	{ "command-r", SWA_NONE, 0, 0, REC_NONE, false },
+	{ "deepseek", SWA_NONE, 0, 0, REC_NONE, false },
+	{ "deepseek2", SWA_NONE, 0, 0, REC_NONE, false },
+	{ "glm4", SWA_NONE, 0, 0, REC_NONE, false },
+	{ "glm4moe", SWA_NONE, 0, 0, REC_NONE, false },
+	{ "granite", SWA_NONE, 0, 0, REC_NONE, false },
+	{ "granitemoe", SWA_NONE, 0, 0, REC_NONE, false },
+	{ "granitehybrid", SWA_NONE, 0, 0, REC_KV0, true },
+	{ "jamba", SWA_NONE, 0, 0, REC_KV0, false },
+	/* llama-model.cpp nemotron_h: "A layer is recurrent IFF the n_head_kv
+	 * value is set to 0 and the n_ff value is set to 0". */
+	{ "nemotron_h", SWA_NONE, 0, 0, REC_KV0_FF0, true },
+	{ "nemotron_h_moe", SWA_NONE, 0, 0, REC_KV0_FF0, true },
+	{ "mamba", SWA_NONE, 0, 0, REC_ALL, false },
+	{ "mamba2", SWA_NONE, 0, 0, REC_ALL, true },
+	{ "mistral3", SWA_KEYS, 0, 0, REC_NONE, false },
+	{ "olmo", SWA_NONE, 0, 0, REC_NONE, false },
+	{ "olmoe", SWA_NONE, 0, 0, REC_NONE, false },
+	{ "starcoder2", SWA_NONE, 0, 0, REC_NONE, false },
+	{ "internlm2", SWA_NONE, 0, 0, REC_NONE, false },
+	{ "smollm3", SWA_NONE, 0, 0, REC_NONE, false },
+	{ "ernie4_5", SWA_NONE, 0, 0, REC_NONE, false },
+	{ "ernie4_5-moe", SWA_NONE, 0, 0, REC_NONE, false },
+	{ "hunyuan-moe", SWA_NONE, 0, 0, REC_NONE, false },
+	{ "hunyuan-dense", SWA_NONE, 0, 0, REC_NONE, false },
+	{ "exaone", SWA_NONE, 0, 0, REC_NONE, false },
+	{ "exaone4", SWA_PERIOD, 4, 0, REC_NONE, false },
+	{ "seed_oss", SWA_NONE, 0, 0, REC_NONE, false },
+	{ "dots1", SWA_NONE, 0, 0, REC_NONE, false },
+	{ "bailingmoe", SWA_NONE, 0, 0, REC_NONE, false },
+	{ "arcee", SWA_NONE, 0, 0, REC_NONE, false },
+	{ "apertus", SWA_NONE, 0, 0, REC_NONE, false },
 };
 
 /* Families whose state or attention clefrun cannot express: refused. */
@@ -327,7 +333,8 @@ static int map_swa(mctx *c, const arch_rule *r, cr_gguf_model *gm, uint32_t n_ma
 	return CR_OK;
 }
 
-static int map_recurrent(mctx *c, const arch_rule *r, cr_gguf_model *gm, uint32_t n_main)
+static int map_recurrent(mctx *c, const arch_rule *r, cr_gguf_model *gm, uint32_t n_main,
+			 const uint32_t *ff, bool has_ff)
 {
 	cr_model *m = &gm->model;
 	uint32_t conv = 0, inner = 0, state = 0, groups = 0, dt_rank = 0;
@@ -364,6 +371,17 @@ static int map_recurrent(mctx *c, const arch_rule *r, cr_gguf_model *gm, uint32_
 			return rc;
 	} else {
 		for (uint32_t i = 0; i < n_main; i++) {
+			bool ffn = has_ff && ff[i];
+
+			if (r->rec == REC_KV0_FF0) {
+				/* nemotron-h: one sublayer per layer; the MLP layers
+				 * (KV 0, FFN) have no mixer, the others no FFN. */
+				m->layer_parts[i] = m->kv_heads[i] == 0 && ffn ? CR_LAYER_NO_MIXER
+						    : ffn			   ? 0
+										   : CR_LAYER_NO_FFN;
+				if (ffn)
+					continue;
+			}
 			if (r->rec == REC_ALL || m->kv_heads[i] == 0) {
 				m->layer_kind[i] = CR_LAYER_RECURRENT;
 				m->kv_heads[i] = 0;
@@ -373,6 +391,7 @@ static int map_recurrent(mctx *c, const arch_rule *r, cr_gguf_model *gm, uint32_
 	}
 	if (!any)
 		return CR_OK;
+	m->mamba = r->mamba2;
 	/* Gated DeltaNet and Mamba share llama.cpp's state sizes
 	 * (llama-hparams.cpp n_embd_r / n_embd_s): conv (d_conv - 1) ×
 	 * (d_inner + 2 · n_group · d_state), recurrent d_state × d_inner.
@@ -803,7 +822,7 @@ int cr_gguf_to_model(const cr_gguf *const *parts, size_t n_parts, cr_gguf_model 
 	for (uint32_t i = n - nextn; i < n; i++)
 		m->kv_heads[i] = 0;
 	out->nextn_layers = nextn;
-	if ((rc = map_recurrent(&c, r, out, n - nextn)) || (rc = map_swa(&c, r, out, n - nextn)))
+	if ((rc = map_recurrent(&c, r, out, n - nextn, ff, has_ff)) || (rc = map_swa(&c, r, out, n - nextn)))
 		goto out;
 	for (uint32_t i = 0; i < n; i++) {
 		if (m->layer_kind[i] != CR_LAYER_RECURRENT && m->kv_heads[i] &&
