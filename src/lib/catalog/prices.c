@@ -175,14 +175,18 @@ int cr_prices_load_buffer(const char *buf, size_t len, const char *name, const c
 			     cJSON_GetArraySize(list), CR_PRICES_MAX);
 		goto out;
 	}
+	/* One spare entry: the array exists even for an empty list. */
 	if (!(set = calloc(1, sizeof(*set))) ||
-	    (cJSON_GetArraySize(list) &&
-	     !(set->e = calloc((size_t)cJSON_GetArraySize(list), sizeof(*set->e))))) {
+	    !(set->e = calloc((size_t)cJSON_GetArraySize(list) + 1, sizeof(*set->e)))) {
 		rc = cr_seterr(err, CR_ERR_NOMEM, "out of memory");
 		goto out;
 	}
 	cJSON_ArrayForEach(it, list) {
-		size_t saved = jr_push_key(&c, "prices");
+		size_t saved;
+
+		if (i >= (size_t)cJSON_GetArraySize(list))
+			break; /* cannot happen: the list is what was counted */
+		saved = jr_push_key(&c, "prices");
 
 		jr_push_index(&c, i);
 		rc = read_entry(&c, it, cat, &set->e[i]);
