@@ -59,7 +59,19 @@ typedef struct cr_vision {
 	uint32_t patch, temporal_patch; /**< patch side, frames per patch */
 	uint32_t positions;           /**< learned position embeddings */
 	uint32_t merge;               /**< spatial merge: merge x merge patches per token */
+	uint32_t deepstack;           /**< extra mergers feeding ViT layers to the text stack (Qwen3-VL
+				           deepstack_visual_indexes); 0 when none */
 } cr_vision;
+
+/** What a model is run for. An embedding or reranking model reads its input
+ *  and returns a vector or a score: it generates no text, so the estimator
+ *  gives it no decode speed and judges its tier on prefill (estimate.h). */
+typedef enum cr_model_task {
+	CR_TASK_GENERATION = 0, /**< a text generator (the default) */
+	CR_TASK_EMBEDDING,      /**< an embedding model: pooled hidden state, no output head */
+	CR_TASK_RERANK,         /**< a reranker: a relevance score per query-document pair */
+	CR_TASK_COUNT
+} cr_model_task;
 
 /** A model's architecture and published facts. */
 typedef struct cr_model {
@@ -95,6 +107,7 @@ typedef struct cr_model {
 					    of experts_dense_ffn between; 0: every layer */
 	cr_vision vision;           /**< vision tower; all 0 when text-only */
 	bool tied_embeddings;
+	cr_model_task task;         /**< CR_TASK_GENERATION unless the catalog says "task" */
 	/** Native quantization: the routed-expert tensors ship quantized (gpt-oss:
 	 *  MXFP4) and GGUF files keep them so at every preset; "" / 0 when none.
 	 *  Presets are then sized per tensor type (estimate.h). */
@@ -295,6 +308,11 @@ int cr_vendor_parse(const char *s, cr_vendor *out);
 /** The device's memory type and vendor with AUTO resolved (see the enums). */
 cr_mem_type cr_device_mem_type(const cr_device *d);
 cr_vendor cr_device_vendor(const cr_device *d);
+
+/** "generation", "embedding", "rerank" (the catalog's "task"); "?" out of range. */
+const char *cr_model_task_name(cr_model_task t);
+/** Parse a task name; 0 or CR_ERR_INVALID. */
+int cr_model_task_parse(const char *s, cr_model_task *out);
 
 /** Parse those names; return 0 or CR_ERR_INVALID. */
 int cr_backend_parse(const char *s, cr_backend *out);

@@ -177,6 +177,11 @@ static void print_heading(const check_cfg *c, const cr_model *m, FILE *f)
 		m->active_params != m->params ? " active" : "", ctx, m->context_max,
 		kv, c->fmt == FMT_MARKDOWN ? "**" : "");
 	fprintf(f, "%s; KV grows %.1f KiB per token\n", layout, kv_tok);
+	/* It reads text and returns a vector or a score: no decode speed to
+	 * give, and the tier is judged on the prefill (docs/decisions.md). */
+	if (m->task != CR_TASK_GENERATION)
+		fprintf(f, "%s model: no text generation; TIER by memory fit and DECIDE, the prefill of the input\n",
+			m->task == CR_TASK_RERANK ? "reranking" : "embedding");
 	if (c->ctx_from[0])
 		fprintf(f, "%s\n", c->ctx_from);
 	fprintf(f, "\n");
@@ -310,6 +315,8 @@ static int print_json(const check_cfg *c, const cr_model *m, const row *rows, in
 	cJSON_AddNumberToObject(mo, "layers", m->n_layers);
 	cJSON_AddNumberToObject(mo, "kv_layers", cr_model_kv_layers(m));
 	cJSON_AddNumberToObject(mo, "kv_bytes_per_token", n ? (double)c->kv.bytes_per_token : 0);
+	if (m->task != CR_TASK_GENERATION)
+		cJSON_AddStringToObject(mo, "task", cr_model_task_name(m->task));
 	if (c->ctx_from[0])
 		cJSON_AddStringToObject(mo, "context_from", c->ctx_from);
 	cJSON_AddStringToObject(root, "kv_type_k", cr_kv_type_name(c->kv_k));
@@ -414,13 +421,15 @@ static void print_extrapolated(const row *rows, int n, cli_format fmt)
 
 /* The lines under the table(s): cache depth, extrapolations, unknown tiers,
  * --best-quant misses, unvalidated and unreleased marks. */
-static void print_footnotes(const check_cfg *c, const row *rows, int n, bool unreleased,
-			    bool unvalidated)
+static void print_footnotes(const check_cfg *c, const cr_model *m, const row *rows, int n,
+			    bool unreleased, bool unvalidated)
 {
 	unsigned depth = rows[0].est.tier == CR_TIER_NOFIT ? rows[0].est.context : rows[0].est.decode_depth;
 	int unknown = 0;
 
-	if (!c->ctx && c->engine != CR_ENGINE_LLAMACPP)
+	if (m->task != CR_TASK_GENERATION)
+		printf("\nNo decode: %s model", m->task == CR_TASK_RERANK ? "reranking" : "embedding");
+	else if (!c->ctx && c->engine != CR_ENGINE_LLAMACPP)
 		printf("\nDecode with each row's context in the cache");
 	else if (depth)
 		printf("\nDecode with %u tokens in the cache", depth);
@@ -578,7 +587,7 @@ static int render(const check_cfg *c, const cr_model *m, const row *rows, int n)
 		}
 	}
 	if (c->fmt != FMT_CSV && !cli_quiet())
-		print_footnotes(c, rows, n, unreleased, unvalidated);
+		print_footnotes(c, m, rows, n, unreleased, unvalidated);
 	if (c->fmt != FMT_CSV && c->engine != CR_ENGINE_LLAMACPP)
 		print_engine(c, rows, n);
 	/* In Markdown the aligned terms stay aligned in a code block. */

@@ -130,6 +130,8 @@ int cmd_models(const cli_globals *g0, int argc, char **argv)
 			cJSON_AddNumberToObject(o, "layers", m->n_layers);
 			cJSON_AddNumberToObject(o, "kv_layers", cr_model_kv_layers(m));
 			cJSON_AddStringToObject(o, "attention", attention_kind(m));
+			if (m->task != CR_TASK_GENERATION)
+				cJSON_AddStringToObject(o, "task", cr_model_task_name(m->task));
 			/* The other names --model finds it by (docs/catalog.md). */
 			al = cJSON_AddArrayToObject(o, "aliases");
 			for (unsigned a = 0; a < m->n_aliases; a++)

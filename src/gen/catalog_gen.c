@@ -168,11 +168,13 @@ static void put_model(FILE *f, const cr_model *m, size_t i)
 	field_u(f, ind, "experts_every", m->experts_every);
 	if (m->vision.layers) {
 		fprintf(f, "%s.vision = { .layers = %uu, .hidden = %uu, .ffn = %uu, .patch = %uu, "
-			   ".temporal_patch = %uu, .positions = %uu, .merge = %uu },\n",
+			   ".temporal_patch = %uu, .positions = %uu, .merge = %uu, .deepstack = %uu },\n",
 			ind, m->vision.layers, m->vision.hidden, m->vision.ffn, m->vision.patch,
-			m->vision.temporal_patch, m->vision.positions, m->vision.merge);
+			m->vision.temporal_patch, m->vision.positions, m->vision.merge, m->vision.deepstack);
 	}
 	field_bool(f, ind, "tied_embeddings", m->tied_embeddings);
+	if (m->task != CR_TASK_GENERATION)
+		fprintf(f, "%s.task = %s,\n", ind, m->task == CR_TASK_EMBEDDING ? "CR_TASK_EMBEDDING" : "CR_TASK_RERANK");
 	field_str(f, ind, "native_type", m->native_type);
 	field_dbl(f, ind, "native_bpw", m->native_bpw);
 	field_str(f, ind, "native_source", m->native_source);

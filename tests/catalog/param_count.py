@@ -9,7 +9,8 @@ estimator (src/lib/estimate): it is a second reading of the same data.
 
 What is counted, per layer kind (docs/catalog.md "The parameter test"):
   embedding      vocab x hidden, plus an output head of the same size unless
-                 tied_embeddings
+                 tied_embeddings or the model is an embedding model ("task":
+                 "embedding": the checkpoint is the bare transformer, no head)
   attention      F and S layers: q (heads x head_dim_k), k (kv_heads x
                  head_dim_k), v (kv_heads x head_dim_v), o (heads x head_dim_v)
                  projections; gated-attention archs double q; MLA: q_a/q_b (or
@@ -40,7 +41,8 @@ TOLERANCE = 0.01  # the catalog's rule: within 1 % of the published total
 # fields; each names the transformers module it comes from.
 QKV_BIAS = {"qwen2", "glm4moe", "gpt-oss"}        # modeling_qwen2 / glm4_moe / gpt_oss: q,k,v bias
 O_BIAS = {"gpt-oss"}                               # modeling_gpt_oss: o_proj bias
-QK_NORM = {"qwen3", "qwen3moe", "gemma3", "qwen3next", "qwen35", "qwen35moe"}
+QK_NORM = {"qwen3", "qwen3moe", "gemma3", "qwen3next", "qwen35", "qwen35moe",
+           "qwen3vl", "qwen3vlmoe"}                # modeling_qwen3_vl(_moe): the Qwen3 text stack
 GATED_Q = {"qwen3next", "qwen35", "qwen35moe"}     # q_proj emits query and output gate
 NORMS_PER_LAYER = {"gemma3": 4, "gemma2": 4}       # gemma2/3: pre/post attn, pre/post ffn
 SINKS = {"gpt-oss"}                                # per-head attention sinks
@@ -115,7 +117,9 @@ def vision(m):
     """Qwen-VL style vision tower (transformers modeling_qwen3_vl / qwen3_5): a
     Conv3d patch embedding, learned positions, ViT blocks (LayerNorms, fused
     qkv and proj with biases, a two-layer MLP with biases) and the patch merger
-    (LayerNorm, two linears) into the text model's hidden size."""
+    (LayerNorm, two linears) into the text model's hidden size. Qwen3-VL adds
+    `deepstack` mergers (Qwen3VLVisionPatchMerger with use_postshuffle_norm:
+    the LayerNorm over the merged width) feeding intermediate ViT layers."""
     vi = m.get("vision")
     if not vi:
         return 0
@@ -125,14 +129,15 @@ def vision(m):
     block = 4 * h + (3 * h * h + 3 * h) + (h * h + h) + (h * f + f) + (f * h + h)
     wide = h * vi["merge"] ** 2
     merger = 2 * h + (wide * wide + wide) + (wide * out + out)
-    return patch + pos + vi["layers"] * block + merger
+    deepstack = vi.get("deepstack", 0) * (2 * wide + (wide * wide + wide) + (wide * out + out))
+    return patch + pos + vi["layers"] * block + merger + deepstack
 
 
 def count(m):
     """(total, active) parameters: the text stack plus a vision tower."""
     h, v = m["hidden"], m["vocab"]
     emb = v * h
-    head = 0 if m["tied_embeddings"] else v * h
+    head = 0 if m["tied_embeddings"] or m.get("task") == "embedding" else v * h
     norms = NORMS_PER_LAYER.get(m["arch"], 2) * h
     total = active = emb + head + h + vision(m)
     for i, k in enumerate(layer_kinds(m)):
@@ -157,6 +162,8 @@ def self_check(models):
          lambda m: m["linear_attention"].update(v_heads=m["linear_attention"]["v_heads"] * 2)),
         ("vision layers doubled", lambda m: "vision" in m and m["hidden"] <= 4096,
          lambda m: m["vision"].update(layers=m["vision"]["layers"] * 4)),
+        ("vision deepstack mergers dropped", lambda m: m.get("vision", {}).get("deepstack"),
+         lambda m: m["vision"].pop("deepstack")),
     )
     bad = []
     for name, has, change in probes:

@@ -204,7 +204,9 @@ static unsigned same_model(const cr_model *a, const cr_model *b)
 	SAME_NUM(w, id, vision.temporal_patch);
 	SAME_NUM(w, id, vision.positions);
 	SAME_NUM(w, id, vision.merge);
+	SAME_NUM(w, id, vision.deepstack);
 	SAME_NUM(w, id, tied_embeddings);
+	SAME_NUM(w, id, task);
 	SAME_STR(w, id, native_type);
 	SAME_NUM(w, id, native_bpw);
 	SAME_STR(w, id, native_source);
@@ -431,6 +433,35 @@ static void test_shipped_clef_flash(void **state)
 	assert_ptr_equal(cr_catalog_find_model(cat, "QWEN3:8B"), m);
 	assert_null(cr_catalog_find_model(cat, "qwen3:8"));
 	assert_null(cr_catalog_find_model(cat, "Qwen/Qwen3-8B-GGUF"));
+}
+
+/* "task": embedding and reranking models carry it; every other model is a
+ * generator (the default), and the names parse back. */
+static void test_shipped_tasks(void **state)
+{
+	const cr_catalog *cat = ((shipped *)*state)->embedded;
+	const cr_model *m = cr_catalog_find_model(cat, "qwen3-embedding-8b");
+	cr_model_task t = CR_TASK_COUNT;
+	unsigned emb = 0, rank = 0;
+
+	assert_non_null(m);
+	assert_int_equal(m->task, CR_TASK_EMBEDDING);
+	assert_ptr_equal(cr_catalog_find_model(cat, "qwen3-embedding:8b"), m);
+	assert_int_equal(cr_catalog_find_model(cat, "qwen3-reranker-8b")->task, CR_TASK_RERANK);
+	assert_int_equal(cr_catalog_find_model(cat, "qwen3-8b")->task, CR_TASK_GENERATION);
+	for (size_t i = 0; i < cr_catalog_model_count(cat); i++) {
+		emb += cr_catalog_model_at(cat, i)->task == CR_TASK_EMBEDDING;
+		rank += cr_catalog_model_at(cat, i)->task == CR_TASK_RERANK;
+	}
+	assert_int_equal(emb, 3);
+	assert_int_equal(rank, 3);
+	for (int i = 0; i < CR_TASK_COUNT; i++) {
+		assert_int_equal(cr_model_task_parse(cr_model_task_name((cr_model_task)i), &t), CR_OK);
+		assert_int_equal(t, i);
+	}
+	assert_string_equal(cr_model_task_name(CR_TASK_EMBEDDING), "embedding");
+	assert_string_equal(cr_model_task_name(CR_TASK_COUNT), "?");
+	assert_int_equal(cr_model_task_parse("embed", &t), CR_ERR_INVALID);
 }
 
 /* ---- enum names --------------------------------------------------------- */
@@ -743,6 +774,10 @@ static const hostile_row hostile_rows[] = {
 	  "\"vision\":{\"layers\":1,\"hidden\":8,\"ffn\":8,\"patch\":2,\"temporal_patch\":1,"
 	  "\"positions\":4},\"tied_embeddings\"",
 	  CR_ERR_INVALID, "models.json: models[0].vision.merge: missing field (expected an integer)" },
+	{ "vision deepstack zero", F_MODELS, "\"tied_embeddings\"",
+	  "\"vision\":{\"layers\":2,\"hidden\":64,\"ffn\":128,\"patch\":16,\"temporal_patch\":2,"
+	  "\"positions\":4,\"merge\":2,\"deepstack\":0},\"tied_embeddings\"", CR_ERR_INVALID,
+	  "models.json: models[0].vision.deepstack: expected an integer from 1 to 1048576, got 0" },
 	{ "mla.q_lora_rank zero", F_MODELS, "\"tied_embeddings\"",
 	  "\"mla\":{\"kv_lora_rank\":8,\"rope_dim\":0,\"q_lora_rank\":0},\"tied_embeddings\"",
 	  CR_ERR_INVALID, "models.json: models[0].mla.q_lora_rank: expected an integer from 1 to 1048576, got 0" },
@@ -805,6 +840,12 @@ static const hostile_row hostile_rows[] = {
 	{ "unknown model field", F_MODELS, "\"tied_embeddings\"",
 	  "\"kv_head\":4,\"tied_embeddings\"", CR_ERR_INVALID,
 	  "models.json: models[0].kv_head: unknown field" },
+	{ "unknown task", F_MODELS, "\"tied_embeddings\"", "\"task\":\"chat\",\"tied_embeddings\"",
+	  CR_ERR_INVALID, "models.json: models[0].task: expected one of generation, embedding, rerank, got \"chat\"" },
+	{ "task in upper case", F_MODELS, "\"tied_embeddings\"", "\"task\":\"Embedding\",\"tied_embeddings\"",
+	  CR_ERR_INVALID, "models.json: models[0].task: expected one of generation, embedding, rerank, got \"Embedding\"" },
+	{ "task as a number", F_MODELS, "\"tied_embeddings\"", "\"task\":1,\"tied_embeddings\"",
+	  CR_ERR_INVALID, "models.json: models[0].task: expected a string" },
 	{ "tied_embeddings as a number", F_MODELS, "\"tied_embeddings\":false",
 	  "\"tied_embeddings\":0", CR_ERR_INVALID,
 	  "models.json: models[0].tied_embeddings: expected true or false" },
@@ -1402,6 +1443,7 @@ int main(void)
 		cmocka_unit_test(test_shipped_fp16_figures),
 		cmocka_unit_test(test_shipped_required_ids),
 		cmocka_unit_test(test_shipped_clef_flash),
+		cmocka_unit_test(test_shipped_tasks),
 	};
 	const struct CMUnitTest loader_tests[] = {
 		cmocka_unit_test(test_enum_names),

@@ -434,16 +434,16 @@ static void check_ranked(const cr_fit_row *rows, size_t n, size_t n_reach)
 
 static void test_fit_ranking(void **state)
 {
-	const cr_model *models[128];
+	const cr_model *models[256];
 	const cr_quant *q[64];
-	cr_fit_row rows[128];
+	cr_fit_row rows[256];
 	size_t nm = cr_catalog_model_count(cat), nq = all_quants(q), n_reach = 0;
 	cr_fit_opts fo = CR_FIT_OPTS_INIT;
 	cr_error err = CR_ERROR_INIT;
 	const cr_rig *r = cr_catalog_find_rig(cat, "rtx4090");
 
 	(void)state;
-	assert_true(nm <= 128);
+	assert_true(nm <= 256);
 	for (size_t i = 0; i < nm; i++)
 		models[i] = cr_catalog_model_at(cat, i);
 	assert_int_equal(cr_decide_fit(models, nm, q, nq, r, &fo, rows, &n_reach, &err), CR_OK);

@@ -1301,6 +1301,56 @@ static void test_partial_offload(void **state)
 	assert_close(e.memory.total_bytes, e.memory.device_bytes + e.memory.host_bytes, 2);
 }
 
+/* An embedding model (and a reranker): no decode speed, the tier judged on
+ * the prefill of its input as --workload decide is, and an output buffer of
+ * n_vocab + n_embd floats for every token of a batch (llama.cpp outputs all
+ * tokens of an embedding context). The prefill is the generator's. */
+static void test_embedding_model(void **state)
+{
+	cr_model emb = *ts_model("qwen3-embedding-8b"), gen = emb;
+	cr_rig r = gpu_rig(24, 1000, 1);
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_estimate e, g;
+
+	(void)state;
+	assert_int_equal(emb.task, CR_TASK_EMBEDDING);
+	gen.task = CR_TASK_GENERATION;
+	e = run(&emb, ts_quant("Q8_0"), &r, &o);
+	g = run(&gen, ts_quant("Q8_0"), &r, &o);
+	assert_true(e.fits && g.fits);
+	assert_true(e.decode_tokens_per_s == 0 && e.decode_tokens_per_s_low == 0 &&
+		    e.decode_tokens_per_s_high == 0);
+	assert_true(g.decode_tokens_per_s > 20);
+	assert_true(e.prefill_tokens_per_s > 0 && e.prefill_tokens_per_s == g.prefill_tokens_per_s);
+	assert_true(e.time_to_decision_s == g.time_to_decision_s);
+	assert_int_equal(e.memory.output_bytes, (uint64_t)((151936.0 + 4096) * 4 * 2048));
+	assert_int_equal(g.memory.output_bytes, (uint64_t)(151936.0 * 4));
+	assert_non_null(strstr(e.basis, "embedding model: no text generation"));
+	/* A short context caps the batch. */
+	o.n_ctx = 1024;
+	assert_int_equal(run(&emb, ts_quant("Q8_0"), &r, &o).memory.output_bytes,
+			 (uint64_t)((151936.0 + 4096) * 4 * 1024));
+	/* A slow FP16 rate: the generator still decodes fast, the embedder's
+	 * tier follows its prefill (over 5 s for 2048 tokens: slow). */
+	o = (cr_estimate_opts)CR_ESTIMATE_OPTS_INIT;
+	r.devices[0].fp16_tflops = 0.5;
+	e = run(&emb, ts_quant("Q8_0"), &r, &o);
+	g = run(&gen, ts_quant("Q8_0"), &r, &o);
+	assert_true(e.time_to_decision_s > CR_TIER_OK_DECIDE_S);
+	assert_int_equal(e.tier, CR_TIER_SLOW);
+	assert_int_equal(g.tier, CR_TIER_FAST);
+	/* No FP16 figure: no prefill, so the tier is unknown, not a guess. */
+	r.devices[0].fp16_tflops = 0;
+	assert_int_equal(run(&emb, ts_quant("Q8_0"), &r, &o).tier, CR_TIER_UNKNOWN);
+	/* A reranker is judged the same way. */
+	emb = *ts_model("qwen3-reranker-0.6b");
+	assert_int_equal(emb.task, CR_TASK_RERANK);
+	r.devices[0].fp16_tflops = 100;
+	e = run(&emb, ts_quant("Q8_0"), &r, &o);
+	assert_true(e.decode_tokens_per_s == 0 && e.prefill_tokens_per_s > 0);
+	assert_int_equal(e.tier, CR_TIER_FAST);
+}
+
 /* --gpu-layers fixes the split; --cpu-moe moves the experts to RAM. */
 static void test_gpu_layers_and_cpu_moe(void **state)
 {
@@ -1818,6 +1868,7 @@ int main(void)
 		cmocka_unit_test(test_multi_device),
 		cmocka_unit_test(test_tensor_split),
 		cmocka_unit_test(test_partial_offload),
+		cmocka_unit_test(test_embedding_model),
 		cmocka_unit_test(test_gpu_layers_and_cpu_moe),
 		cmocka_unit_test(test_op_offload_copy),
 		cmocka_unit_test(test_memory_totals),

@@ -477,6 +477,11 @@ if C in samples:
     bad = copy.deepcopy(samples[C])
     bad["results"][0]["memory"]["total_bytes"] = -1
     check("check.schema.json rejects negative bytes", bool(errors(bad, C)))
+    bad = copy.deepcopy(samples[C])
+    bad["model_info"]["task"] = "generation"
+    errs = errors(bad, C)
+    check("check.schema.json rejects model_info.task 'generation' (absent for a generator)", bool(errs) and
+          first_error(errs).startswith("model_info/task:"), errs and first_error(errs))
 if "models.schema.json" in samples:
     bad = copy.deepcopy(samples["models.schema.json"])
     hybrid = next((m for m in bad["models"] if "L" in m.get("layer_pattern", "")), None)
@@ -486,6 +491,19 @@ if "models.schema.json" in samples:
     bad = copy.deepcopy(samples["models.schema.json"])
     bad["models"][0]["id"] = "Upper Case"
     check("models.schema.json rejects a malformed id", bool(errors(bad, "models.schema.json")))
+    # "task": an embedding or reranking model is accepted, an unknown task is
+    # refused at its JSON path.
+    good = copy.deepcopy(samples["models.schema.json"])
+    emb = [i for i, m in enumerate(good["models"]) if m.get("task") in ("embedding", "rerank")]
+    check("models.schema.json accepts the catalog's embedding and reranking models", bool(emb) and
+          not errors(good, "models.schema.json"), emb)
+    good["models"][0]["task"] = "generation"
+    check("models.schema.json accepts task 'generation'", not errors(good, "models.schema.json"))
+    bad = copy.deepcopy(samples["models.schema.json"])
+    bad["models"][0]["task"] = "chat"
+    errs = errors(bad, "models.schema.json")
+    check("models.schema.json rejects task 'chat' at models/0/task", bool(errs) and
+          first_error(errs).startswith("models/0/task:"), errs and first_error(errs))
 if "user-rigs.schema.json" in samples:
     bad = copy.deepcopy(samples["user-rigs.schema.json"])
     bad["rigs"][0]["reference"] = True

@@ -33,6 +33,7 @@ static const char *const mem_kind_names[CR_MEM_KIND_COUNT] = {
 static const char *const mem_type_names[CR_MEMTYPE_COUNT] = { "auto", "hbm", "gddr", "lpddr", "ddr" };
 static const char *const vendor_names[CR_VENDOR_COUNT] = { "auto", "nvidia", "amd", "apple", "intel",
 							    "other" };
+static const char *const task_names[CR_TASK_COUNT] = { "generation", "embedding", "rerank" };
 
 /* names[i] for i < n, else "?". */
 static const char *name_of(const char *const *names, unsigned n, unsigned i)
@@ -107,6 +108,21 @@ int cr_vendor_parse(const char *s, cr_vendor *out)
 	if (i < 0)
 		return CR_ERR_INVALID;
 	*out = (cr_vendor)i;
+	return CR_OK;
+}
+
+const char *cr_model_task_name(cr_model_task t)
+{
+	return name_of(task_names, CR_TASK_COUNT, (unsigned)t);
+}
+
+int cr_model_task_parse(const char *s, cr_model_task *out)
+{
+	int i = index_of(task_names, CR_TASK_COUNT, 0, s);
+
+	if (i < 0)
+		return CR_ERR_INVALID;
+	*out = (cr_model_task)i;
 	return CR_OK;
 }
 
@@ -319,6 +335,11 @@ static int parse_mem_type_v(const char *s, void *out)
 static int parse_vendor_v(const char *s, void *out)
 {
 	return cr_vendor_parse(s, out);
+}
+
+static int parse_task_v(const char *s, void *out)
+{
+	return cr_model_task_parse(s, out);
 }
 
 static int read_device(jr_ctx *c, const cJSON *o, cr_device *d)
@@ -545,14 +566,14 @@ static int read_model(jr_ctx *c, const cJSON *o, cr_model *m)
 		"released", "backbone", "arch", "params", "active_params", "context_max", "vocab",
 		"layers", "hidden", "ffn", "heads", "kv_heads", "head_dim_k", "head_dim_v",
 		"layer_pattern", "window", "linear_attention", "mla", "experts",
-		"tied_embeddings", "native_quant", "vision", "aliases", "sources", "notes", NULL };
+		"tied_embeddings", "task", "native_quant", "vision", "aliases", "sources", "notes", NULL };
 	static const char *const mla_keys[] = { "kv_lora_rank", "rope_dim", "q_lora_rank", NULL };
 	static const char *const moe_keys[] = { "total", "used", "shared", "dense_layers",
 		"dense_ffn", "shared_ffn", "every", NULL };
 	static const char *const vis_keys[] = { "layers", "hidden", "ffn", "patch",
-		"temporal_patch", "positions", "merge", NULL };
+		"temporal_patch", "positions", "merge", "deepstack", NULL };
 	static const uint64_t mla_lo[] = { 1, 0, 1 }, moe_lo[] = { 1, 1, 0, 1, 1, 1, 2 },
-		vis_lo[] = { 1, 1, 1, 1, 1, 1, 1 };
+		vis_lo[] = { 1, 1, 1, 1, 1, 1, 1, 1 };
 	char pattern[CR_MAX_LAYERS + 1] = "F";
 	uint64_t v[8], win = 0;
 	bool has_swa = false, has_rec = false;
@@ -596,7 +617,9 @@ static int read_model(jr_ctx *c, const cJSON *o, cr_model *m)
 	    (rc = jr_opt_uint(c, o, "window", 1, 1u << 30, &win)) ||
 	    (rc = read_sources(c, o, m->sources, &m->n_sources)) ||
 	    (rc = read_aliases(c, o, m)) ||
-	    (rc = jr_opt_string(c, o, "notes", m->notes, sizeof(m->notes))))
+	    (rc = jr_opt_string(c, o, "notes", m->notes, sizeof(m->notes))) ||
+	    (cJSON_HasObjectItem(o, "task") &&
+	     (rc = read_enum(c, o, "task", parse_task_v, &m->task, "generation, embedding, rerank"))))
 		return rc;
 	m->head_dim_k = (uint32_t)v[0];
 	m->head_dim_v = (uint32_t)v[1];
@@ -667,11 +690,11 @@ static int read_model(jr_ctx *c, const cJSON *o, cr_model *m)
 		m->experts_every = (uint32_t)v[6];
 	}
 	if (cJSON_HasObjectItem(o, "vision")) {
-		if ((rc = read_sub_uints(c, o, "vision", vis_keys, vis_lo, v, 7, 7)))
+		if ((rc = read_sub_uints(c, o, "vision", vis_keys, vis_lo, v, 7, 8)))
 			return rc;
 		m->vision = (cr_vision){ .layers = (uint32_t)v[0], .hidden = (uint32_t)v[1],
 			.ffn = (uint32_t)v[2], .patch = (uint32_t)v[3], .temporal_patch = (uint32_t)v[4],
-			.positions = (uint32_t)v[5], .merge = (uint32_t)v[6] };
+			.positions = (uint32_t)v[5], .merge = (uint32_t)v[6], .deepstack = (uint32_t)v[7] };
 	}
 	if (cJSON_HasObjectItem(o, "native_quant"))
 		return read_native_quant(c, o, m);

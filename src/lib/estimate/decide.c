@@ -92,9 +92,10 @@ static double quality_bpw(const cr_model *m, const cr_quant *q, const cr_estimat
 /* How fast an estimate is on the measure its tier is judged on: decode
  * tokens/s, or decisions per second under --workload decide (0 when
  * unknown). Larger is faster. */
-static double pace(const cr_estimate_opts *o, const cr_estimate *e)
+static double pace(const cr_model *m, const cr_estimate_opts *o, const cr_estimate *e)
 {
-	if (o->workload == CR_WORKLOAD_DECIDE)
+	/* An embedding or reranking model is judged on its prefill (estimate.c speed_tier). */
+	if (o->workload == CR_WORKLOAD_DECIDE || m->task != CR_TASK_GENERATION)
 		return e->time_to_decision_s > 0 ? 1.0 / e->time_to_decision_s : 0;
 	return e->decode_tokens_per_s;
 }
@@ -171,7 +172,7 @@ int cr_decide_best_quant_by(const cr_model *model, const cr_quant *const *quants
 				qual[t] = qi;
 			}
 		}
-		if (!have[t] || closer(pace(opts, &e), quants[i]->bpw, i, pace(opts, &fast_est[t]),
+		if (!have[t] || closer(pace(model, opts, &e), quants[i]->bpw, i, pace(model, opts, &fast_est[t]),
 				       quants[fast[t]]->bpw, fast[t])) {
 			fast[t] = i;
 			fast_est[t] = e;

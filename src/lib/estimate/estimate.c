@@ -375,6 +375,32 @@ static double embedding_bytes(const cr_model *m, double weights)
 	return emb < weights / 2 ? emb : weights / 2;
 }
 
+/* llama.cpp's default logical batch (common/common.h n_batch, -b 2048);
+ * causal models cap it at the context (src/llama-context.cpp). */
+#define EMBED_BATCH_TOKENS 2048u
+
+/* The host output buffer, F32 (llama_context::output_reserve,
+ * src/llama-context.cpp): n_vocab logits per output row, plus n_embd per
+ * row when the context computes embeddings. A generator asks for one output
+ * per sequence (0.49 MiB for a 128k vocab, measured_memory.md 1). An
+ * embedding or reranking context (llama-server --embedding / --reranking)
+ * makes every token of a batch an output (llama_context::decode: "when
+ * computing embeddings, all tokens are output") and keeps the logits beside
+ * the embeddings (has_logits = true since ggml-org/llama.cpp#14208; #24713:
+ * "~1.2 GB/batch at pp2048" of logits on a 151k vocab), so the buffer holds
+ * n_vocab + n_embd floats for each token of a full batch. */
+static double output_bytes(const cr_model *m, const cr_estimate_opts *o)
+{
+	uint32_t rows;
+
+	if (m->task == CR_TASK_GENERATION)
+		return (double)m->vocab * 4.0 * o->n_seq;
+	rows = o->n_ctx < EMBED_BATCH_TOKENS ? o->n_ctx : EMBED_BATCH_TOKENS;
+	if (rows < o->n_seq)
+		rows = o->n_seq;
+	return ((double)m->vocab + m->hidden) * 4.0 * rows;
+}
+
 /* Share of the weights in routed MoE experts. With E experts of which k are
  * used, active = rest + experts × k/E and total = rest + experts, so
  * experts = (total − active) × E / (E − k). */
@@ -468,8 +494,7 @@ static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_op
 	double ffn_peak;
 	double compute = compute_buffer(m, pf, o, &ffn_peak);
 	double offload = op_offload_extra(m, o, weights, t, compute, ffn_peak);
-	/* Logits of one output per sequence, host side (0.49 MiB for a 128k vocab). */
-	double output = (double)m->vocab * 4.0 * o->n_seq;
+	double output = output_bytes(m, o);
 	double host_w, dev_w, host_extra, margin_acc, sys_bytes, free_acc;
 
 	memset(p, 0, sizeof(*p));
@@ -495,9 +520,12 @@ static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_op
 	}
 
 	/* Tied embeddings: llama.cpp loads the matrix twice, once as the
-	 * host-side input table and once as the offloaded output layer. */
+	 * host-side input table and once as the offloaded output layer. An
+	 * embedding model ships no output head, and llama.cpp takes the token
+	 * table for it alike (src/llama-model.cpp: output falls back to
+	 * token_embd, TENSOR_DUPLICATED). */
 	host_w = emb;
-	dev_w = weights - emb + (m->tied_embeddings ? emb : 0);
+	dev_w = weights - emb + (m->tied_embeddings || m->task == CR_TASK_EMBEDDING ? emb : 0);
 	if (o->cpu_moe || o->n_cpu_moe)
 		p->expert_sys = expert_fraction(m) * (weights - emb) * cpu_moe_share(m, o);
 	host_extra = host_w + output;
@@ -983,9 +1011,12 @@ static void fill_devices(const cr_model *m, const cr_rig *r, const tiers *t, con
 	}
 }
 
-static cr_tier speed_tier(const cr_estimate_opts *o, const cr_estimate *e)
+/* The tier from the speed it is judged on. An embedding or reranking model
+ * generates no text: its work is the prefill of its input, judged as
+ * --workload decide is (docs/decisions.md "Embedding and reranking models"). */
+static cr_tier speed_tier(const cr_model *m, const cr_estimate_opts *o, const cr_estimate *e)
 {
-	if (o->workload == CR_WORKLOAD_DECIDE) {
+	if (o->workload == CR_WORKLOAD_DECIDE || m->task != CR_TASK_GENERATION) {
 		/* No FP16 figure, no time-to-decision: say so rather than fall
 		 * back to the decode tier the user did not ask for. */
 		if (!(e->time_to_decision_s > 0))
@@ -1185,10 +1216,19 @@ int cr_estimate_run_weights(const cr_model *m, const cr_weights *w, const cr_rig
 									   : pre_depth + out->prompt_tokens,
 			 strcmp(weights_type(w), "BF16") == 0, out);
 
+	if (m->task != CR_TASK_GENERATION) {
+		/* No text to generate: no decode speed (the figures above stay
+		 * what they are for a generator of this shape, unreported). */
+		out->decode_tokens_per_s = out->decode_tokens_per_s_low = out->decode_tokens_per_s_high = 0;
+		out->decode_note[0] = '\0';
+		snprintf(out->basis, sizeof(out->basis),
+			 "%s model: no text generation; tier by the prefill of a %u-token input",
+			 m->task == CR_TASK_RERANK ? "reranking" : "embedding", out->prompt_tokens);
+	}
 	if (!out->fits || p.tight)
 		out->tier = CR_TIER_TIGHT;
 	else
-		out->tier = speed_tier(o, out);
+		out->tier = speed_tier(m, o, out);
 	return CR_OK;
 }
 
@@ -1403,9 +1443,15 @@ size_t cr_estimate_explain_weights(const cr_model *m, const cr_weights *w, const
 			 p.offload > 0 ? p.offload / MIB : 0.0,
 			 p.offload > 0 ? " MiB on GPU 0: a host-resident weight copied for op offload (batches >= 32)" : "",
 			 o->flash_attn ? "on" : "off");
-	if ((x = term(terms, &n, max, "output", (double)p.mem.output_bytes, "bytes",
+	if (m->task == CR_TASK_GENERATION &&
+	    (x = term(terms, &n, max, "output", (double)p.mem.output_bytes, "bytes",
 		      "logits buffer on the host (measured_memory.md 1: 0.49 MiB for 128k vocab)")))
 		snprintf(x->formula, sizeof(x->formula), "%u vocab x 4 B x %u seq", m->vocab, o->n_seq);
+	if (m->task != CR_TASK_GENERATION &&
+	    (x = term(terms, &n, max, "output", (double)p.mem.output_bytes, "bytes",
+		      "logits and embeddings of every token of a batch on the host: an embedding context outputs all tokens (llama-context.cpp output_reserve)")))
+		snprintf(x->formula, sizeof(x->formula), "(%u vocab + %u n_embd) x 4 B x %.0f batch tokens",
+			 m->vocab, m->hidden, (double)p.mem.output_bytes / 4.0 / ((double)m->vocab + m->hidden));
 	if ((x = term(terms, &n, max, "overhead", (double)p.mem.overhead_bytes, "bytes",
 		      "512 MiB per discrete GPU: CUDA context and driver reservation (design.md 0.3-0.8 GB; measured_memory.md 3)")))
 		snprintf(x->formula, sizeof(x->formula), "%.0f MiB", t.acc_overhead / MIB);
@@ -1418,7 +1464,9 @@ size_t cr_estimate_explain_weights(const cr_model *m, const cr_weights *w, const
 		      "discrete 100%; unified: macOS GPU wired limit (2/3 of RAM to 36 GiB, 3/4 above), Linux CUDA 79% (DGX Spark), Strix Halo 75% (BIOS/GTT), or the rig's usable_gb; system RAM 90% (clefrun policy)")))
 		snprintf(x->formula, sizeof(x->formula), "accelerators %.3f GB + system RAM %.3f GB; headroom wanted %.0f MiB per device",
 			 t.acc_usable / 1e9, t.has_sys ? t.sys_cap / 1e9 : 0.0, (double)o->headroom_bytes / MIB);
-	if ((x = term(terms, &n, max, "decode", e->decode_tokens_per_s, "tokens/s",
+	/* An embedding or reranking model decodes nothing: no decode term. */
+	if (m->task == CR_TASK_GENERATION &&
+	    (x = term(terms, &n, max, "decode", e->decode_tokens_per_s, "tokens/s",
 		      "1 / (bytes read / (eff x bandwidth) + per-layer times); eff per memory type, backend and vendor, fitted on measured llama.cpp rows (docs/accuracy.md)")))
 		snprintf(x->formula, sizeof(x->formula),
 			 "weights %.3f GB + KV at depth %u; eff %.3f, %.2f ms per-layer time; range %.1f-%.1f",
