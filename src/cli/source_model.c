@@ -115,6 +115,7 @@ static void source_opts(const cli_source_opts *o, bool remote, cr_model_source_o
 	*mo = d;
 	mo->revision = o->revision;
 	mo->allow_truncated = o->allow_truncated;
+	mo->no_model = o->no_model;
 	mo->cache = o->no_cache ? CR_MODEL_SOURCE_CACHE_OFF
 		    : o->offline ? CR_MODEL_SOURCE_CACHE_OFFLINE
 				 : CR_MODEL_SOURCE_CACHE_USE;
