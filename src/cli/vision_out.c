@@ -133,7 +133,7 @@ int cli_vision_setup(const cli_vision_cfg *cfg, const char *cmd, const cr_model 
 		fprintf(stderr, "%s: %s: %s\n", cmd, opt, cli_safe(err.message));
 		return EXIT_USAGE;
 	}
-	snprintf(out->from, sizeof(out->from), "the catalog's vision tower (%.2fB params) as an %s mmproj file",
+	snprintf(out->from, sizeof(out->from), "the catalog's vision tower, %.2fB params, mmproj type %s",
 		 (double)out->enc.params / 1e9, cr_vision_wtype_name(type));
 	out->on = true;
 	return 0;
