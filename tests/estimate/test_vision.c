@@ -14,6 +14,7 @@
 #include "catalog_fixture.h"
 #include "clefrun/catalog.h"
 #include "clefrun/estimate.h"
+#include "clefrun/plan.h"
 #include "clefrun/vision.h"
 
 #define MIB (1024.0 * 1024.0)
@@ -255,6 +256,43 @@ static void test_estimate(void **state)
 	assert_int_equal(b.memory.total_bytes, a.memory.total_bytes + 1025000000);
 }
 
+/* --fixes: a projector on a GPU that is short of room is offered in system
+ * RAM first after q8_0 KV; the fix moves its GPU bytes to RAM, nothing else,
+ * and is not offered without a projector on the GPU. */
+static void test_fix(void **state)
+{
+	const cr_model *m = ts_model("clef-flash");
+	const cr_rig *r = cr_catalog_find_rig(ts_cat, "rtx4060");
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_fix fx[CR_FIX_COUNT];
+	cr_estimate now;
+	cr_weights w;
+	size_t n = 0;
+	cr_error err = CR_ERROR_INIT;
+
+	(void)state;
+	assert_non_null(r);
+	cr_weights_preset(ts_quant("Q5_K_M"), &w);
+	o.n_ctx = 12288;
+	o.mmproj_device_bytes = 1184407488; /* 879.0 + 250.6 MiB: the catalog tower, F16 */
+	o.mmproj_host_bytes = 26136832;
+	assert_int_equal(cr_plan_fixes(m, &w, r, &o, NULL, 0, fx, CR_FIX_COUNT, &n, &now, &err), CR_OK);
+	assert_false(now.fits && now.tier != CR_TIER_TIGHT);
+	assert_true(n >= 1);
+	assert_int_equal(fx[0].kind, CR_FIX_NO_MMPROJ_OFFLOAD);
+	assert_string_equal(cr_fix_kind_name(fx[0].kind), "no-mmproj-offload");
+	assert_int_equal(fx[0].opts.mmproj_device_bytes, 0);
+	assert_int_equal(fx[0].opts.mmproj_host_bytes, 1184407488ull + 26136832);
+	assert_int_equal(fx[0].opts.n_ctx, o.n_ctx);
+	assert_true(fx[0].estimate.fits);
+	/* Already in RAM: no such fix. */
+	o.mmproj_host_bytes += o.mmproj_device_bytes;
+	o.mmproj_device_bytes = 0;
+	assert_int_equal(cr_plan_fixes(m, &w, r, &o, NULL, 0, fx, CR_FIX_COUNT, &n, &now, &err), CR_OK);
+	for (size_t i = 0; i < n; i++)
+		assert_int_not_equal(fx[i].kind, CR_FIX_NO_MMPROJ_OFFLOAD);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -264,6 +302,7 @@ int main(void)
 		cmocka_unit_test(test_catalog_weights),
 		cmocka_unit_test(test_compute),
 		cmocka_unit_test(test_estimate),
+		cmocka_unit_test(test_fix),
 	};
 
 	return cmocka_run_group_tests(tests, ts_catalog_setup, ts_catalog_teardown);
