@@ -857,6 +857,7 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 		so.allow_truncated = c.header_only;
 		so.no_cache = c.no_cache;
 		so.offline = c.offline;
+		cli_vision_hf_auto(&c.vis, c.model_id, &so);
 		if ((rc = cli_vision_setup(&c.vis, "clefrun check", m, &so, &c.vision)))
 			goto out;
 	}

@@ -779,6 +779,7 @@ int cmd_plan(const cli_globals *g, int argc, char **argv)
 	req.opts.type_v = c.kv_v;
 	req.n_ctx = c.ctx_given ? c.ctx : 0;
 	req.flash_attn = c.fa;
+	cli_vision_hf_auto(&c.vis, c.model_id, &so);
 	if ((rc = cli_vision_setup(&c.vis, "clefrun plan", &cm->model, &so, &c.vision)) ||
 	    (rc = cli_vision_apply(&c.vision, "clefrun plan", &cm->model, &req)))
 		goto out;

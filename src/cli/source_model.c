@@ -303,6 +303,8 @@ int cli_hf_list(const char *source, const cli_source_opts *o0, cr_hf_entry **ent
 	source_opts(&o, true, &mo);
 	rc = cr_model_source_list(source, &mo, entries, n, stats, &err);
 	progress_clear();
+	if (rc && o.quiet)
+		return EXIT_ERROR;
 	return rc ? fail(source, &o, &err) : 0;
 }
 

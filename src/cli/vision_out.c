@@ -2,6 +2,7 @@
  * Vision projectors on the command line (vision_out.h; docs/methodology.md
  * "Vision projector", docs/decisions.md).
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,7 +74,8 @@ static int from_mmproj(const cli_vision_cfg *cfg, const char *cmd, const cli_sou
 	e->weights_bytes = clip.weights_bytes;
 	snprintf(e->type, sizeof(e->type), "%s", clip.type);
 	e->exact = true;
-	snprintf(out->from, sizeof(out->from), "%s", cli_shown(ms->location));
+	snprintf(out->from, sizeof(out->from), "%s%s", cli_shown(ms->location),
+		 cfg->mmproj_auto ? ", shipped by the model's repository: picked up as llama-server -hf does (--no-mmproj leaves it out)" : "");
 	cr_model_source_free(ms);
 	if (cr_vision_complete(e, &err)) {
 		fprintf(stderr, "%s: --mmproj %s: %s (clefrun sizes qwen2vl_merger, qwen2.5vl_merger, qwen3vl_merger and gemma3)\n",
@@ -81,6 +83,49 @@ static int from_mmproj(const cli_vision_cfg *cfg, const char *cmd, const cli_sou
 		return EXIT_ERROR;
 	}
 	return 0;
+}
+
+/* 0 for an F16 file, 1 for BF16, 2 for any other. */
+static int type_rank(const char *path)
+{
+	char low[CR_HF_PATH_MAX];
+	size_t i;
+
+	for (i = 0; path[i] && i + 1 < sizeof(low); i++)
+		low[i] = (char)tolower((unsigned char)path[i]);
+	low[i] = '\0';
+	if (strstr(low, "bf16"))
+		return 1;
+	return strstr(low, "f16") ? 0 : 2;
+}
+
+void cli_vision_hf_auto(cli_vision_cfg *cfg, const char *model_src, const cli_source_opts *so0)
+{
+	cli_source_opts so = *so0;
+	cr_hf_entry *e = NULL;
+	cr_hf_ref ref;
+	cr_source_stats st;
+	size_t n = 0, best;
+	int rank = 3;
+
+	if (cfg->mmproj || cfg->no_mmproj || cr_model_source_classify(model_src) != CR_MODEL_SOURCE_HF ||
+	    cr_hf_parse(model_src, &ref, NULL) || ref.kind == CR_HF_FILE)
+		return;
+	so.quiet = true;
+	if (cli_hf_list(model_src, &so, &e, &n, &st))
+		return;
+	best = n;
+	for (size_t i = 0; i < n; i++)
+		if (e[i].projector && type_rank(e[i].path) < rank) {
+			rank = type_rank(e[i].path);
+			best = i;
+		}
+	if (best < n) {
+		snprintf(cfg->auto_src, sizeof(cfg->auto_src), "hf:%s/%s", ref.repo, e[best].path);
+		cfg->mmproj = cfg->auto_src;
+		cfg->mmproj_auto = true;
+	}
+	free(e);
 }
 
 int cli_vision_setup(const cli_vision_cfg *cfg, const char *cmd, const cr_model *m,
@@ -107,7 +152,9 @@ int cli_vision_setup(const cli_vision_cfg *cfg, const char *cmd, const cr_model 
 		return EXIT_USAGE;
 	}
 	if (cfg->mmproj && cfg->mmproj_type) {
-		fprintf(stderr, "%s: --mmproj-type does not apply to --mmproj, whose file gives its exact bytes\n", cmd);
+		fprintf(stderr, "%s: --mmproj-type does not apply to %s, whose file gives its exact bytes\n", cmd,
+			cfg->mmproj_auto ? "the mmproj file of the model's repository (--no-mmproj leaves it out)"
+					 : "--mmproj");
 		return EXIT_USAGE;
 	}
 	if (cfg->image_size && !cfg->images_given) {

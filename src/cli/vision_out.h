@@ -24,6 +24,9 @@ typedef struct cli_vision_cfg {
 	const char *mmproj;       /* SOURCE of an mmproj GGUF */
 	const char *mmproj_type;  /* f16, bf16, f32, q8_0 */
 	bool no_offload;          /* --no-mmproj-offload */
+	bool no_mmproj;           /* --no-mmproj: no projector picked up from an hf: repository */
+	bool mmproj_auto;         /* mmproj was picked up from the model's hf: repository */
+	char auto_src[CR_HF_REPO_MAX + CR_HF_PATH_MAX + 8]; /* its hf:OWNER/REPO/PATH */
 } cli_vision_cfg;
 
 /* The options' spec rows; T is the config type, v its cli_vision_cfg field. */
@@ -41,14 +44,16 @@ typedef struct cli_vision_cfg {
 	  .off = CLI_OFF_SIZED(T, v.mmproj_type, sizeof(char *)), .flags = CLI_F_ONCE,                       \
 	  .help = "type of the catalog tower's mmproj file: f16 (default), bf16, f32 or q8_0" },             \
 	{ .type = CLI_T_FLAG, .name = "no-mmproj-offload", .off = offsetof(T, v.no_offload),                 \
-	  .help = "keep the vision projector in system RAM, not on the first GPU (llama.cpp --no-mmproj-offload)" }
+	  .help = "keep the vision projector in system RAM, not on the first GPU (llama.cpp --no-mmproj-offload)" }, \
+	{ .type = CLI_T_FLAG, .name = "no-mmproj", .off = offsetof(T, v.no_mmproj),                          \
+	  .help = "do not pick up the mmproj file an hf:OWNER/REPO[:QUANT] repository ships (llama.cpp --no-mmproj)" }
 
 /* The projector of a run. */
 typedef struct cli_vision {
 	bool on;                   /* a projector is in play */
 	cr_vision_encoder enc;
 	cr_vision_request req;
-	char from[CR_URL_MAX + 96];/* where the encoder came from, for the note */
+	char from[CR_URL_MAX + 200]; /* where the encoder came from, for the note */
 	uint32_t text_ctx;         /* the context before the image tokens (after apply) */
 	uint32_t text_prompt;      /* the prompt before them */
 	cr_vision_use use;         /* at the last cli_vision_finish */
@@ -60,6 +65,12 @@ typedef struct cli_vision {
  * exit code. */
 int cli_vision_setup(const cli_vision_cfg *cfg, const char *cmd, const cr_model *m,
 		     const cli_source_opts *so, cli_vision *out);
+
+/* hf:OWNER/REPO[:QUANT] @p model_src without --mmproj or --no-mmproj: the
+ * mmproj file its repository ships (F16 first, then BF16, then the first),
+ * as llama-server -hf loads it, becomes cfg->mmproj (cfg->mmproj_auto).
+ * A listing that fails leaves cfg as it is, silently. */
+void cli_vision_hf_auto(cli_vision_cfg *cfg, const char *model_src, const cli_source_opts *so);
 
 /* Add the image tokens to @p req's context (its default first) and prompt.
  * Prints an error (naming --images) and returns EXIT_USAGE when the context
