@@ -790,6 +790,15 @@ int cmd_plan(const cli_globals *g, int argc, char **argv)
 		goto out;
 	}
 	cli_vision_finish(&c.vision, &set.opts);
+	/* Sequences decoding at once, a draft model, a sweep of decode speeds:
+	 * nothing to plan for a model that generates no text; --fixes (what
+	 * makes it fit) still applies (docs/decisions.md). */
+	if (cm->model.task != CR_TASK_GENERATION && !c.fixes) {
+		fprintf(stderr, "clefrun plan: %s is %s model: it generates no text, so there is no decode to plan "
+				"(clefrun check gives its fit and prefill; plan --fixes what makes it fit)\n",
+			cli_safe(cm->model.id), cm->model.task == CR_TASK_RERANK ? "a reranking" : "an embedding");
+		goto out;
+	}
 	if (c.draft_id) {
 		cli_model *dmod = calloc(1, sizeof(*dmod));
 		cr_weights dw;

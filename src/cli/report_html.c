@@ -351,7 +351,9 @@ static void rig_notes(cli_buf *b, const rpt_data *d, const rpt_rig *r, const cr_
 
 static void tier_legend(cli_buf *b, const rpt_data *d)
 {
-	bool decide = d->opts.workload == CR_WORKLOAD_DECIDE;
+	/* An embedding or reranking model is tiered on its prefill whatever
+	 * --workload says (docs/decisions.md). */
+	bool decide = d->opts.workload == CR_WORKLOAD_DECIDE || d->cm.model.task != CR_TASK_GENERATION;
 
 	cli_buf_puts(b, "<ul class=\"legend\" aria-label=\"Tiers\">\n<li>");
 	tier_badge(b, CR_TIER_FAST);
@@ -393,8 +395,10 @@ static void section_rigs(cli_buf *b, const rpt_data *d)
 			  "(with the calibration&#39;s 10th to 90th percentile range); time to decision is the "
 			  "prefill of a %u-token prompt, all a decision model needs for one answer. Tiers judge %s.</p>\n",
 		       ctx, prompt ? prompt : CR_DEFAULT_PROMPT_TOKENS,
-		       d->opts.workload == CR_WORKLOAD_DECIDE ? "the time to decision (<code class=\"nw\">--workload decide</code>)"
-							      : "decode speed (<code class=\"nw\">--workload chat</code>)");
+		       d->cm.model.task != CR_TASK_GENERATION
+			       ? "the time to decision: an embedding or reranking model generates no text, so it has no decode speed"
+		       : d->opts.workload == CR_WORKLOAD_DECIDE ? "the time to decision (<code class=\"nw\">--workload decide</code>)"
+								: "decode speed (<code class=\"nw\">--workload chat</code>)");
 	tier_legend(b, d);
 	cli_buf_puts(b, "<div class=\"scroll\"><table class=\"rigs\" id=\"rigs-table\">\n<thead><tr>"
 			"<th scope=\"col\">Rig</th><th scope=\"col\">Tier</th>"
