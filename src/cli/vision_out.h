@@ -29,23 +29,25 @@ typedef struct cli_vision_cfg {
 	char auto_src[CR_HF_REPO_MAX + CR_HF_PATH_MAX + 8]; /* its hf:OWNER/REPO/PATH */
 } cli_vision_cfg;
 
-/* The options' spec rows; T is the config type, v its cli_vision_cfg field. */
+/* The options' spec rows; T is the config type, v its cli_vision_cfg field
+ * (offsets as CLI_O_MEMORY_AT composes them: the field's, plus the member's). */
+#define CLI_O_VISION_AT(T, v, field) (CLI_OFF_SIZED(T, v, sizeof(cli_vision_cfg)) + offsetof(cli_vision_cfg, field))
 #define CLI_O_VISION(T, v)                                                                                   \
-	{ .type = CLI_T_UINT, .name = "images", .meta = "N", .off = CLI_OFF_SIZED(T, v.images, sizeof(unsigned)), \
-	  .lo = 0, .hi = 1024, .seen = CLI_AT(T, v.images_given),                                             \
+	{ .type = CLI_T_UINT, .name = "images", .meta = "N", .off = CLI_O_VISION_AT(T, v, images), .lo = 0,  \
+	  .hi = 1024, .seen = CLI_O_VISION_AT(T, v, images_given) + 1,                                       \
 	  .help = "images in the prompt: their tokens add to the context and the prompt, and the vision projector (mmproj) is sized (needs a model with a vision tower, or --mmproj)" }, \
-	{ .type = CLI_T_STRING, .name = "image-size", .meta = "WxH",                                         \
-	  .off = CLI_OFF_SIZED(T, v.image_size, sizeof(char *)), .flags = CLI_F_ONCE,                        \
+	{ .type = CLI_T_STRING, .name = "image-size", .meta = "WxH", .off = CLI_O_VISION_AT(T, v, image_size), \
+	  .flags = CLI_F_ONCE,                                                                               \
 	  .help = "each image's size in pixels (default 1024x1024), resized as llama.cpp's encoder does" },   \
-	{ .type = CLI_T_STRING, .name = "mmproj", .meta = "SOURCE",                                          \
-	  .off = CLI_OFF_SIZED(T, v.mmproj, sizeof(char *)), .flags = CLI_F_ONCE,                            \
+	{ .type = CLI_T_STRING, .name = "mmproj", .meta = "SOURCE", .off = CLI_O_VISION_AT(T, v, mmproj),    \
+	  .flags = CLI_F_ONCE,                                                                               \
 	  .help = "the vision projector: an mmproj GGUF path, URL or hf:OWNER/REPO/FILE.gguf (exact tensor bytes; default: the catalog's vision tower)" }, \
-	{ .type = CLI_T_STRING, .name = "mmproj-type", .meta = "T",                                          \
-	  .off = CLI_OFF_SIZED(T, v.mmproj_type, sizeof(char *)), .flags = CLI_F_ONCE,                       \
+	{ .type = CLI_T_STRING, .name = "mmproj-type", .meta = "T", .off = CLI_O_VISION_AT(T, v, mmproj_type), \
+	  .flags = CLI_F_ONCE,                                                                               \
 	  .help = "type of the catalog tower's mmproj file: f16 (default), bf16, f32 or q8_0" },             \
-	{ .type = CLI_T_FLAG, .name = "no-mmproj-offload", .off = offsetof(T, v.no_offload),                 \
+	{ .type = CLI_T_FLAG, .name = "no-mmproj-offload", .off = CLI_O_VISION_AT(T, v, no_offload),         \
 	  .help = "keep the vision projector in system RAM, not on the first GPU (llama.cpp --no-mmproj-offload)" }, \
-	{ .type = CLI_T_FLAG, .name = "no-mmproj", .off = offsetof(T, v.no_mmproj),                          \
+	{ .type = CLI_T_FLAG, .name = "no-mmproj", .off = CLI_O_VISION_AT(T, v, no_mmproj),                  \
 	  .help = "do not pick up the mmproj file an hf:OWNER/REPO[:QUANT] repository ships (llama.cpp --no-mmproj)" }
 
 /* The projector of a run. */
