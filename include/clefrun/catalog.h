@@ -62,8 +62,8 @@ typedef struct cr_linear_attn {
 
 /** Vision tower of a multimodal model (a ViT and the merger that projects its
  *  patches into the text model's hidden size), as its config.json gives it.
- *  All 0 for a text-only model. Carried for the parameter count
- *  (docs/catalog.md); the estimator does not size the projector yet. */
+ *  All 0 for a text-only model. Counted by the parameter test
+ *  (docs/catalog.md) and sized as an mmproj file by cr_vision_from_model (vision.h). */
 typedef struct cr_vision {
 	uint32_t layers, hidden, ffn; /**< ViT depth, width, MLP width */
 	uint32_t patch, temporal_patch; /**< patch side, frames per patch */

@@ -58,5 +58,6 @@
 #include "clefrun/local.h"
 #include "clefrun/st_source.h"
 #include "clefrun/text.h"
+#include "clefrun/vision.h"
 
 #endif

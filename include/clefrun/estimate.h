@@ -96,6 +96,10 @@ typedef struct cr_estimate_opts {
 	bool kv_unified;         /**< one KV stream shared by the sequences (llama.cpp --kv-unified) */
 	uint32_t n_cpu_moe;      /**< the expert tensors of the first n_cpu_moe layers in system RAM
 				      (llama.cpp --n-cpu-moe N); 0 none; cpu_moe (all) wins when set */
+	uint64_t mmproj_device_bytes; /**< a vision projector's bytes on the first accelerator
+					   (cr_vision_use.device_bytes: weights + compute); 0 none */
+	uint64_t mmproj_host_bytes;   /**< its bytes in system RAM (cr_vision_use.host_bytes); on a rig
+					   without accelerators both parts are system RAM */
 } cr_estimate_opts;
 
 /** cr_estimate_opts.depth: decode with the whole context in the cache (the default). */
@@ -123,7 +127,8 @@ typedef struct cr_estimate_opts {
 	  .type_v = CR_KV_F16, .flash_attn = true, .depth = CR_DEPTH_CONTEXT, .prompt_tokens = 0,       \
 	  .headroom_bytes = CR_DEFAULT_HEADROOM_BYTES, .weights_bytes = 0,                \
 	  .swa_full = false, .split = CR_SPLIT_LAYER, .gpu_layers = -1, .cpu_moe = false, \
-	  .workload = CR_WORKLOAD_CHAT, .kv_unified = false, .n_cpu_moe = 0 }
+	  .workload = CR_WORKLOAD_CHAT, .kv_unified = false, .n_cpu_moe = 0,              \
+	  .mmproj_device_bytes = 0, .mmproj_host_bytes = 0 }
 
 /** Memory breakdown, bytes, summed over all devices of the rig. */
 typedef struct cr_memory {
@@ -142,6 +147,8 @@ typedef struct cr_memory {
 	uint64_t device_weights_bytes; /**< weights on accelerators (part of device_bytes): the
 					    resident weights less the host-side token embeddings and
 					    whatever is offloaded to system RAM; 0 on a CPU-only rig */
+	uint64_t mmproj_bytes;    /**< the vision projector (opts mmproj_device_bytes +
+				       mmproj_host_bytes), part of device_bytes and host_bytes */
 } cr_memory;
 
 /** Bytes on one device of a device group. */

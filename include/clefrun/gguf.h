@@ -289,6 +289,35 @@ typedef struct cr_gguf_model {
 int cr_gguf_to_model(const cr_gguf *const *parts, size_t n_parts, cr_gguf_model *out,
 		     cr_error *err);
 
+/* ---- vision projectors (mmproj) ---------------------------------------------- */
+
+/** What an mmproj file (general.architecture "clip") says of its image
+ *  encoder: llama.cpp's clip.* keys (tools/mtmd/clip-impl.h) and its exact
+ *  tensor bytes. Plain data; 0 where a key is absent. */
+typedef struct cr_gguf_clip {
+	char projector[CR_ID_MAX]; /**< clip.vision.projector_type, else clip.projector_type */
+	uint32_t layers;           /**< clip.vision.block_count */
+	uint32_t hidden;           /**< clip.vision.embedding_length */
+	uint32_t ffn;              /**< clip.vision.feed_forward_length */
+	uint32_t heads;            /**< clip.vision.attention.head_count */
+	uint32_t patch;            /**< clip.vision.patch_size */
+	uint32_t image_size;       /**< clip.vision.image_size */
+	uint32_t merge;            /**< clip.vision.spatial_merge_size, else clip.vision.projector.scale_factor */
+	uint32_t projection_dim;   /**< clip.vision.projection_dim: the text model's width */
+	uint64_t weights_bytes;    /**< Σ tensor bytes */
+	uint64_t params;           /**< Σ tensor elements */
+	char type[CR_ID_MAX];      /**< the ggml type holding the most bytes ("F16") */
+} cr_gguf_clip;
+
+/**
+ * Read the vision encoder of the mmproj header @p g.
+ * @return 0; CR_ERR_INVALID when general.architecture is not "clip", when
+ *   clip.has_vision_encoder is false or when a required key (projector type,
+ *   block count, embedding length, feed-forward length, head count, patch
+ *   size) is absent or of the wrong type (the message names the file and the key).
+ */
+int cr_gguf_clip_read(const cr_gguf *g, cr_gguf_clip *out, cr_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -86,6 +86,9 @@ typedef struct cr_model_source_opts {
 	const cr_catalog *catalog;
 	const char *revision;        /**< Hugging Face revision; NULL: CR_HF_DEFAULT_REVISION. A 40-hex commit's cache entries never expire. */
 	bool allow_truncated;        /**< accept header-only files (tensor data missing): cr_gguf_opts.allow_truncated */
+	/** Read the GGUF header(s) and map no model: for an mmproj file (general.architecture
+	 * "clip", read with cr_gguf_clip_read from parts[0]); model, weights_bytes and gguf stay zero. */
+	bool no_model;
 	cr_model_source_cache cache; /**< how the header cache is used */
 	/** The cache directory; NULL: cr_cache_dir(xdg_cache_home, home). */
 	const char *cache_dir;
@@ -117,7 +120,7 @@ typedef struct cr_model_source_opts {
 } cr_model_source_opts;
 
 #define CR_MODEL_SOURCE_OPTS_INIT                                                                    \
-	{ .catalog = NULL, .revision = NULL, .allow_truncated = false, .cache = CR_MODEL_SOURCE_CACHE_USE, \
+	{ .catalog = NULL, .revision = NULL, .allow_truncated = false, .no_model = false, .cache = CR_MODEL_SOURCE_CACHE_USE, \
 	  .cache_dir = NULL, .xdg_cache_home = NULL, .home = NULL, .hf_endpoint = NULL, .hf_token = NULL, \
 	  .hf_token_path = NULL, .hf_home = NULL, .hf_hub_dir = NULL, .ollama_dir = NULL,               \
 	  .ollama_registry = NULL, .http = CR_HTTP_OPTS_INIT, .notice = NULL, .notice_arg = NULL }

@@ -159,6 +159,8 @@ int cr_plan_sweep(const cr_model *model, const cr_weights *w, const cr_rig *rig,
 /** A change that makes a row fit, in the order cr_plan_fixes lists them (docs/plans.md). */
 typedef enum cr_fix_kind {
 	CR_FIX_KV_Q8 = 0,   /**< K and V cache in q8_0 (needs flash attention) */
+	CR_FIX_NO_MMPROJ_OFFLOAD, /**< the vision projector in system RAM (llama.cpp --no-mmproj-offload):
+				       costs image encoding time only */
 	CR_FIX_N_CPU_MOE,   /**< the smallest --n-cpu-moe N, every layer on the GPUs (MoE) */
 	CR_FIX_GPU_LAYERS,  /**< the largest -ngl N */
 	CR_FIX_QUANT,       /**< the largest smaller preset (a catalog model's preset weights only) */
@@ -176,14 +178,16 @@ typedef struct cr_fix {
 	cr_estimate estimate;   /**< at opts (and quant): fits with the headroom (not tight) */
 } cr_fix;
 
-/** "kv-q8_0", "n-cpu-moe", "gpu-layers", "quant", "kv-q4_0", "parallel", "context". */
+/** "kv-q8_0", "no-mmproj-offload", "n-cpu-moe", "gpu-layers", "quant", "kv-q4_0", "parallel", "context". */
 const char *cr_fix_kind_name(cr_fix_kind k);
 
 /**
  * What to change to make @p model with @p w fit @p rig with room to spare
  * (fits, and not tight): at most one candidate per cr_fix_kind, the least
  * change of that kind that does it, in cr_fix_kind order: what costs neither
- * quality nor speed first (q8_0 KV), then speed (expert or layer offload),
+ * quality nor speed first (q8_0 KV), then what costs only image encoding
+ * (a vision projector in system RAM, when opts has one on the GPU: its
+ * mmproj_device_bytes move to mmproj_host_bytes), then speed (expert or layer offload),
  * then quality (a smaller quant, q4_0 KV), then capability (fewer slots, a
  * shorter context). A kind that does not apply (expert offload of a dense
  * model, offload on a rig without GPUs and system RAM, a quant for exact

@@ -17,6 +17,7 @@
 #include "engine_out.h"
 #include "estimate_out.h"
 #include "source_model.h"
+#include "vision_out.h"
 
 #define MAX_RIGS 128
 #define MAX_QUANTS 64
@@ -45,6 +46,7 @@ typedef struct row {
 	int order;                 /* position before grouping: a stable sort */
 	cr_estimate_opts opts;     /* the options of est (after a front-end's own adjustments) */
 	cr_engine_profile prof;    /* --engine other than llamacpp: the defaults applied */
+	cr_vision_use vision;      /* the projector at this row's options (when c->vision.on) */
 } row;
 
 typedef struct check_cfg {
@@ -75,6 +77,8 @@ typedef struct check_cfg {
 	const char *ollama_registry; /* --ollama-registry */
 	char ctx_from[160];        /* where a default context came from ("" : clefrun's default) */
 	char ollama_opts[400];     /* --explain: the other options of an Ollama params layer, or "" */
+	cli_vision_cfg vis;        /* --images, --image-size, --mmproj, --mmproj-type, --no-mmproj-offload */
+	cli_vision vision;         /* the projector, when one is in play */
 } check_cfg;
 
 static const cli_opt_spec check_opts[] = {
@@ -109,6 +113,7 @@ static const cli_opt_spec check_opts[] = {
 	{ CLI_O_PROMPT_TOKENS(check_cfg, opts.prompt_tokens),
 	  .help = "prompt length for time-to-decision, N or Nk, at most --ctx (default min(ctx, 2048))" },
 	{ CLI_O_WORKLOAD(check_cfg, opts.workload) },
+	CLI_O_VISION(check_cfg, vis),
 	{ .type = CLI_T_ENUM, .name = "engine", .meta = "E", .off = CLI_OFF_SIZED(check_cfg, engine, sizeof(int)),
 	  .names = cli_engine_names,
 	  .expect = "'llamacpp', 'llama-server', 'ollama', 'lmstudio' or 'vllm' (docs/engines.md, docs/vllm.md)",
@@ -359,6 +364,12 @@ static int print_json(const check_cfg *c, const cr_model *m, const row *rows, in
 		}
 		if (c->grouped)
 			cJSON_AddStringToObject(o, "group", cr_fit_group_name(cr_decide_group(e->tier)));
+		if (c->vision.on) {
+			cli_vision v = c->vision;
+
+			v.use = rows[i].vision;
+			cJSON_AddItemToObject(o, "vision", cli_vision_json(&v));
+		}
 		cJSON_AddItemToArray(res, o);
 	}
 	if (c->grouped) {
@@ -453,6 +464,12 @@ static void print_footnotes(const check_cfg *c, const cr_model *m, const row *ro
 	if (rows[0].est.prefill_depth)
 		printf(" after %u cached tokens", rows[0].est.prefill_depth);
 	printf("; %s.\n", rows[0].fa_why);
+	if (c->vision.on) {
+		cli_vision v = c->vision;
+
+		v.use = rows[0].vision;
+		cli_vision_note(&v, stdout);
+	}
 	print_extrapolated(rows, n, c->fmt);
 	for (int i = 0; i < n; i++) {
 		if (rows[i].est.tier != CR_TIER_UNKNOWN || (i > 0 && rows[i - 1].rig == rows[i].rig))
@@ -845,8 +862,20 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 	}
 	if ((rc = resolve_variants(&c, cat, cm, quants, &nq, &vars, &nv)))
 		goto out;
-	rc = EXIT_USAGE;
 	m = &cm->model;
+	{
+		cli_source_opts so = CLI_SOURCE_OPTS_INIT;
+
+		so.revision = c.revision;
+		so.command = "clefrun check";
+		so.allow_truncated = c.header_only;
+		so.no_cache = c.no_cache;
+		so.offline = c.offline;
+		cli_vision_hf_auto(&c.vis, c.model_id, &so);
+		if ((rc = cli_vision_setup(&c.vis, "clefrun check", m, &so, &c.vision)))
+			goto out;
+	}
+	rc = EXIT_USAGE;
 	req.opts = c.opts;
 	req.opts.type_k = c.kv_k;
 	req.opts.type_v = c.kv_v;
@@ -905,6 +934,9 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 		}
 		rreq = prof.req;
 	}
+	if ((rc = cli_vision_apply(&c.vision, "clefrun check", m, &rreq)))
+		goto out;
+	rc = EXIT_USAGE;
 	/* The library defaults and checks the request (before the rigs are
 	 * resolved, so that a bad --ctx is the first error); an impossible
 	 * request is an error, not a silent clamp. */
@@ -975,12 +1007,17 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 			}
 			rreq = prof.req;
 		}
+		if ((rc = cli_vision_apply(&c.vision, "clefrun check", m, &rreq)))
+			goto out;
+		rc = EXIT_OK_;
 		/* Flash attention "auto" resolves per rig. */
 		if ((s = cr_estimate_resolve_opts(m, rigs[i], &rreq, &set, &err))) {
 			cli_estimate_error(&err);
 			rc = cli_exit_for_status(s);
 			goto out;
 		}
+		/* The projector's compute buffer follows the rig's flash attention. */
+		cli_vision_finish(&c.vision, &set.opts);
 		if (i == 0)
 			first = set.opts;
 		for (int k = 0; k < (c.best_quant ? 1 : nv); k++) {
@@ -1026,6 +1063,7 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 				goto out;
 			}
 			snprintf(rows[n].fa_why, sizeof(rows[n].fa_why), "%s", set.flash_attn_reason);
+			rows[n].vision = c.vision.use;
 			rows[n].order = n;
 			if (c.explain)
 				rows[n].n_terms = cr_estimate_explain_weights(m, &rows[n].weights, rigs[i], &o,

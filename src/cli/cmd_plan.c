@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "estimate_out.h"
 #include "source_model.h"
+#include "vision_out.h"
 
 #define DEFAULT_QUANT "Q4_K_M"
 
@@ -32,7 +33,8 @@ static const char plan_summary[] =
 	"in system RAM) or -ngl N with its VRAM, largest context and decode speed, and the least offload that\n"
 	"fits --ctx with its llama.cpp command line. Exit 3 when no setting fits.\n"
 	"--fixes: for a row that does not fit or is tight, the cheapest changes that make it fit with room\n"
-	"to spare (q8_0 KV, --n-cpu-moe, -ngl, a smaller quant, q4_0 KV, fewer slots, a shorter context),\n"
+	"to spare (q8_0 KV, --no-mmproj-offload, --n-cpu-moe, -ngl, a smaller quant, q4_0 KV, fewer slots,\n"
+	"a shorter context),\n"
 	"each with memory, largest context, decode speed and the llama-server command line. Exit 3 when\n"
 	"the row does not fit and no change helps.\n"
 	"--draft SOURCE: speculative decoding (llama.cpp -md): the draft's memory beside the target's and the\n"
@@ -61,6 +63,8 @@ typedef struct plan_cfg {
 	bool gpu_layers_given;
 	cli_format fmt;
 	cli_globals g;
+	cli_vision_cfg vis;        /* --images, --image-size, --mmproj, --mmproj-type, --no-mmproj-offload */
+	cli_vision vision;
 } plan_cfg;
 
 static const cli_enum_name sweep_names[] = {
@@ -105,6 +109,7 @@ static const cli_opt_spec plan_opts[] = {
 	{ .type = CLI_T_UINT, .name = "draft-max", .meta = "K", .off = offsetof(plan_cfg, draft_max), .lo = 1, .hi = 256,
 	  .help = "tokens drafted per step, llama.cpp --draft-max (default 16)" },
 	{ CLI_O_FLASH_ATTN(plan_cfg, fa), .help = "on, off or auto (default auto, as llama.cpp resolves it)" },
+	CLI_O_VISION(plan_cfg, vis),
 	{ CLI_O_REVISION(plan_cfg, revision), .help = "Hugging Face revision for hf: sources (default main)" },
 	{ CLI_O_HEADER_ONLY(plan_cfg, header_only), .help = "accept a GGUF file that holds the header only" },
 	{ CLI_O_NO_CACHE(plan_cfg, no_cache), .help = "neither read nor write the header cache" },
@@ -228,6 +233,8 @@ static int print_json(const plan_cfg *c, const cr_model *m, const char *label, c
 		cJSON_AddNumberToObject(parts, "expert_union", (double)(long long)(p->parts.expert_union * 1e4 + 0.5) / 1e4);
 		cJSON_AddItemToArray(arr, x);
 	}
+	if (c->vision.on)
+		cJSON_AddItemToObject(root, "vision", cli_vision_json(&c->vision));
 	if (cli_json_emit(root))
 		return EXIT_ERROR;
 	return EXIT_OK_;
@@ -390,6 +397,8 @@ static int render_sweep(const plan_cfg *c, const cr_model *m, const char *label,
 			cli_json_rate(x, "decode_tokens_per_s", e->decode_tokens_per_s, 100);
 			cJSON_AddItemToArray(arr, x);
 		}
+		if (c->vision.on)
+			cJSON_AddItemToObject(root, "vision", cli_vision_json(&c->vision));
 		if (cli_json_emit(root))
 			return EXIT_ERROR;
 		return rec < n ? EXIT_OK_ : EXIT_NOFIT;
@@ -455,6 +464,16 @@ static int render_sweep(const plan_cfg *c, const cr_model *m, const char *label,
 	return rec < n ? EXIT_OK_ : EXIT_NOFIT;
 }
 
+/* Under a text or Markdown table: the projector's line (vision_out.h). */
+static void vision_note(const plan_cfg *c, int rc)
+{
+	if (c->vision.on && (rc == EXIT_OK_ || rc == EXIT_NOFIT) && !cli_quiet() &&
+	    (c->fmt == FMT_TABLE || c->fmt == FMT_MARKDOWN)) {
+		printf("\n");
+		cli_vision_note(&c->vision, stdout);
+	}
+}
+
 /* The llama-server command line of options @p o (with @p quant's file when the fix changes it). */
 static void server_command(char *buf, size_t cap, const cr_model *m, const cr_estimate_opts *o,
 			   const cr_quant *quant)
@@ -472,9 +491,11 @@ static void server_command(char *buf, size_t cap, const cr_model *m, const cr_es
 	if (o->type_k != CR_KV_F16 || o->type_v != CR_KV_F16)
 		snprintf(kv, sizeof(kv), " -ctk %s -ctv %s -fa on", cr_kv_type_name(o->type_k),
 			 cr_kv_type_name(o->type_v));
-	snprintf(buf, cap, "llama-server -m %s%s%s.gguf -c %u%s%s%s%s%s", quant ? cli_safe(m->id) : "MODEL",
+	snprintf(buf, cap, "llama-server -m %s%s%s.gguf -c %u%s%s%s%s%s%s%s", quant ? cli_safe(m->id) : "MODEL",
 		 quant ? "-" : "", quant ? cli_safe(quant->id) : "", o->n_ctx, np, ngl, moe, kv,
-		 o->kv_unified ? " --kv-unified" : "");
+		 o->kv_unified ? " --kv-unified" : "",
+		 o->mmproj_device_bytes || o->mmproj_host_bytes ? " --mmproj MMPROJ.gguf" : "",
+		 o->mmproj_host_bytes && !o->mmproj_device_bytes ? " --no-mmproj-offload" : "");
 }
 
 static void fix_change(char *buf, size_t cap, const cr_fix *f)
@@ -486,6 +507,9 @@ static void fix_change(char *buf, size_t cap, const cr_fix *f)
 	case CR_FIX_KV_Q8:
 	case CR_FIX_KV_Q4:
 		snprintf(buf, cap, "--kv-type %s", cr_kv_type_name(f->opts.type_k));
+		break;
+	case CR_FIX_NO_MMPROJ_OFFLOAD:
+		snprintf(buf, cap, "--no-mmproj-offload");
 		break;
 	case CR_FIX_N_CPU_MOE:
 		snprintf(buf, cap, "--n-cpu-moe %u", f->opts.n_cpu_moe);
@@ -550,6 +574,8 @@ static int render_fixes(const plan_cfg *c, const cr_model *m, const char *label,
 			cJSON_AddStringToObject(x, "command", cmdline);
 			cJSON_AddItemToArray(arr, x);
 		}
+		if (c->vision.on)
+			cJSON_AddItemToObject(root, "vision", cli_vision_json(&c->vision));
 		if (cli_json_emit(root))
 			return EXIT_ERROR;
 		return now->fits || n ? EXIT_OK_ : EXIT_NOFIT;
@@ -609,9 +635,11 @@ static int render_fixes(const plan_cfg *c, const cr_model *m, const char *label,
 	cli_table_render(&t, c->fmt, stdout);
 	cli_table_free(&t);
 	if (!cli_quiet() && !csv)
-		printf("\nCheapest first: what costs no quality or speed (q8_0 KV), then speed (offload), then\n"
+		printf("\nCheapest first: what costs no quality or speed (q8_0 KV), then %sspeed (offload), then\n"
 		       "quality (a smaller quant, q4_0 KV), then capability (fewer slots, a shorter context).\n"
-		       "MODEL.gguf stands for the model's file (docs/plans.md).\n");
+		       "MODEL.gguf stands for the model's file%s (docs/plans.md).\n",
+		       c->vision.on ? "image encoding only (the projector in RAM), then " : "",
+		       c->vision.on ? ", MMPROJ.gguf the projector's" : "");
 	return EXIT_OK_;
 }
 
@@ -644,6 +672,8 @@ static int render_draft(const plan_cfg *c, const cr_model *m, const char *label,
 		cJSON_AddNumberToObject(root, "draft_bytes", (double)d->extra_bytes);
 		cJSON_AddNumberToObject(root, "available_bytes", (double)d->target.memory.available_bytes);
 		cJSON_AddBoolToObject(root, "fits", d->fits);
+		if (c->vision.on)
+			cJSON_AddItemToObject(root, "vision", cli_vision_json(&c->vision));
 		if (cli_json_emit(root))
 			return EXIT_ERROR;
 		return d->fits ? EXIT_OK_ : EXIT_NOFIT;
@@ -750,11 +780,17 @@ int cmd_plan(const cli_globals *g, int argc, char **argv)
 	req.opts.type_v = c.kv_v;
 	req.n_ctx = c.ctx_given ? c.ctx : 0;
 	req.flash_attn = c.fa;
+	cli_vision_hf_auto(&c.vis, c.model_id, &so);
+	if ((rc = cli_vision_setup(&c.vis, "clefrun plan", &cm->model, &so, &c.vision)) ||
+	    (rc = cli_vision_apply(&c.vision, "clefrun plan", &cm->model, &req)))
+		goto out;
+	rc = EXIT_USAGE;
 	if ((s = cr_estimate_resolve_opts(&cm->model, rig, &req, &set, &err))) {
 		cli_request_error(&set, &cm->model, s, &err);
 		rc = cli_exit_for_status(s);
 		goto out;
 	}
+	cli_vision_finish(&c.vision, &set.opts);
 	/* Sequences decoding at once, a draft model, a sweep of decode speeds:
 	 * nothing to plan for a model that generates no text; --fixes (what
 	 * makes it fit) still applies (docs/decisions.md). */
@@ -806,6 +842,7 @@ int cmd_plan(const cli_globals *g, int argc, char **argv)
 			rc = cli_exit_for_status(s);
 		} else {
 			rc = render_draft(&c, &cm->model, label, &dmod->model, dlabel, rig, &set.opts, &dp);
+			vision_note(&c, rc);
 		}
 		free(dmod);
 		goto out;
@@ -835,6 +872,7 @@ int cmd_plan(const cli_globals *g, int argc, char **argv)
 			rc = cli_exit_for_status(s);
 		} else {
 			rc = render_fixes(&c, &cm->model, label, rig, &set.opts, &now, fx, nf);
+			vision_note(&c, rc);
 		}
 		goto out;
 	}
@@ -859,6 +897,7 @@ int cmd_plan(const cli_globals *g, int argc, char **argv)
 			rc = cli_exit_for_status(s);
 		} else {
 			rc = render_sweep(&c, &cm->model, label, rig, &set.opts, sw, ns, rec);
+			vision_note(&c, rc);
 		}
 		free(sw);
 		goto out;
@@ -870,6 +909,7 @@ int cmd_plan(const cli_globals *g, int argc, char **argv)
 		goto out;
 	}
 	rc = render(&c, &cm->model, label, rig, &set.opts, pts, n, sat);
+	vision_note(&c, rc);
 	for (size_t i = 0; rc == EXIT_OK_ && i < n; i++)
 		if (!pts[i].estimate.fits)
 			rc = EXIT_NOFIT;

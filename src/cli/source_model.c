@@ -115,6 +115,7 @@ static void source_opts(const cli_source_opts *o, bool remote, cr_model_source_o
 	*mo = d;
 	mo->revision = o->revision;
 	mo->allow_truncated = o->allow_truncated;
+	mo->no_model = o->no_model;
 	mo->cache = o->no_cache ? CR_MODEL_SOURCE_CACHE_OFF
 		    : o->offline ? CR_MODEL_SOURCE_CACHE_OFFLINE
 				 : CR_MODEL_SOURCE_CACHE_USE;
@@ -302,6 +303,8 @@ int cli_hf_list(const char *source, const cli_source_opts *o0, cr_hf_entry **ent
 	source_opts(&o, true, &mo);
 	rc = cr_model_source_list(source, &mo, entries, n, stats, &err);
 	progress_clear();
+	if (rc && o.quiet)
+		return EXIT_ERROR;
 	return rc ? fail(source, &o, &err) : 0;
 }
 

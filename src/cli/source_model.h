@@ -22,11 +22,13 @@ typedef struct cli_source_opts {
 	bool offline;          /* --offline: the header cache only, no request */
 	const char *command;   /* the command in use, for hints ("clefrun check"); NULL: inspect */
 	const char *ollama_registry; /* --ollama-registry URL; NULL: https://registry.ollama.ai */
+	bool no_model;         /* read the header only, map no model (an mmproj file) */
+	bool quiet;            /* cli_hf_list: print no error (an optional read) */
 } cli_source_opts;
 
 #define CLI_SOURCE_OPTS_INIT                                                    \
 	{ .revision = NULL, .allow_truncated = false, .no_cache = false, .offline = false, \
-	  .command = NULL, .ollama_registry = NULL }
+	  .command = NULL, .ollama_registry = NULL, .no_model = false, .quiet = false }
 
 /* "hit", "revalidated", "miss" (any part fetched) or "off", for a summary. */
 const char *cli_source_cache_word(const cr_model_source *m);

@@ -540,6 +540,7 @@ typedef struct plan {
 	double layer_bytes; /* weights + KV + state of the repeating layers on accelerators */
 	double acc_bytes;   /* on accelerators, without runtime overhead */
 	double unified_host;/* host buffers living in unified accelerator memory */
+	double mm_dev;      /* a vision projector on the first accelerator */
 	double compute;     /* one compute buffer */
 	double offload;     /* what op offload adds to the first GPU's compute buffer */
 	double out_moved;   /* output-layer weight bytes moved to RAM with the layers (below) */
@@ -560,15 +561,21 @@ static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_op
 	double output = output_bytes(m, o);
 	double host_w, dev_w, host_extra, margin_acc, sys_bytes, free_acc;
 
+	/* A vision projector (vision.h): its part on the first GPU, and its
+	 * part in system RAM (clip's CPU backend; on a rig without GPUs, all
+	 * of it). Fixed bytes: they move no layer rule, only the room left. */
+	double mm_dev = (double)o->mmproj_device_bytes, mm_host = (double)o->mmproj_host_bytes;
+
 	memset(p, 0, sizeof(*p));
 	p->compute = compute;
 	p->mem.kv_bytes = (uint64_t)kv;
 	p->mem.state_bytes = (uint64_t)state;
 	p->mem.output_bytes = (uint64_t)output;
+	p->mem.mmproj_bytes = o->mmproj_device_bytes + o->mmproj_host_bytes;
 
 	if (!t->n_acc) {
 		/* CPU only: everything in system RAM, one compute buffer. */
-		double need = weights + kv + state + compute + output;
+		double need = weights + kv + state + compute + output + mm_dev + mm_host;
 
 		p->mem.weights_bytes = (uint64_t)weights;
 		p->mem.compute_bytes = (uint64_t)compute;
@@ -591,8 +598,9 @@ static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_op
 	dev_w = weights - emb + (m->tied_embeddings || m->task == CR_TASK_EMBEDDING ? emb : 0);
 	if (o->cpu_moe || o->n_cpu_moe)
 		p->expert_sys = expert_fraction(m) * (weights - emb) * cpu_moe_share(m, o);
-	host_extra = host_w + output;
+	host_extra = host_w + output + mm_host;
 	p->unified_host = t->acc_unified && !t->has_sys ? host_extra : 0;
+	p->mm_dev = mm_dev;
 	p->layer_bytes = dev_w - p->expert_sys + kv + state;
 	margin_acc = (double)o->headroom_bytes * t->n_acc;
 
@@ -600,14 +608,14 @@ static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_op
 		double on = (uint32_t)o->gpu_layers < m->n_layers ? (double)o->gpu_layers : (double)m->n_layers;
 
 		p->f = 1.0 - on / m->n_layers;
-	} else if (p->layer_bytes + compute * t->n_acc + p->unified_host + (p->expert_sys > 0 ? offload : 0) +
+	} else if (p->layer_bytes + compute * t->n_acc + p->unified_host + mm_dev + (p->expert_sys > 0 ? offload : 0) +
 				   (p->expert_sys > 0 ? 0 : t->mapped_extra) >
 			   t->acc_cap &&
 		   t->has_sys) {
 		/* Partial offload: fill the accelerators up to their margin (as
 		 * llama.cpp's auto-fit does); the remaining layers go to RAM, and
 		 * the GPU then holds a copy of one of their weights (above). */
-		double room = t->acc_cap - margin_acc - compute * t->n_acc - p->unified_host - offload_layers;
+		double room = t->acc_cap - margin_acc - compute * t->n_acc - p->unified_host - mm_dev - offload_layers;
 		double spill = p->layer_bytes - (room > 0 ? room : 0);
 
 		p->f = spill > p->layer_bytes ? 1.0 : spill / p->layer_bytes;
@@ -624,7 +632,7 @@ static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_op
 	if (p->f == 0 && p->expert_sys == 0)
 		p->mapped = t->mapped_extra;
 	p->acc_bytes = (1.0 - p->f) * p->layer_bytes - p->out_moved + p->mapped + compute * t->n_acc +
-		       p->offload + p->unified_host;
+		       p->offload + p->unified_host + mm_dev;
 	sys_bytes = host_extra + p->f * p->layer_bytes + p->out_moved + p->expert_sys;
 	free_acc = t->acc_cap - p->acc_bytes;
 	p->fits = free_acc >= 0;
@@ -1060,6 +1068,7 @@ static void fill_devices(const cr_model *m, const cr_rig *r, const tiers *t, con
 	double offload = p->offload; /* on the first GPU only: the scheduler's first backend */
 	double out_moved = p->out_moved; /* taken from the same device */
 	double mapped = p->mapped;       /* Metal: one device maps the file */
+	double mm = p->mm_dev;           /* a projector: clip takes the first GPU (vision.h) */
 
 	out->gpu_layers = t->n_acc ? (uint32_t)(layers_acc + 0.5) : 0;
 	for (unsigned g = 0; g < r->n_devices; g++) {
@@ -1080,11 +1089,12 @@ static void fill_devices(const cr_model *m, const cr_rig *r, const tiers *t, con
 			double share = device_usable(d) / t->acc_usable;
 
 			u->bytes_per_device = (uint64_t)((1.0 - p->f) * p->layer_bytes * share +
-							 p->unified_host * share + p->compute + offload - out_moved + mapped +
+							 p->unified_host * share + p->compute + offload - out_moved + mapped + mm +
 							 device_overhead(d));
 			offload = 0;
 			out_moved = 0;
 			mapped = 0;
+			mm = 0;
 			u->layers_per_device = layers_acc * share;
 		}
 	}
@@ -1538,6 +1548,11 @@ size_t cr_estimate_explain_weights(const cr_model *m, const cr_weights *w, const
 		      "logits and embeddings of every token of a batch on the host: an embedding context outputs all tokens (llama-context.cpp output_reserve)")))
 		snprintf(x->formula, sizeof(x->formula), "(%u vocab + %u n_embd) x 4 B x %.0f batch tokens",
 			 m->vocab, m->hidden, (double)p.mem.output_bytes / 4.0 / ((double)m->vocab + m->hidden));
+	if (p.mem.mmproj_bytes &&
+	    (x = term(terms, &n, max, "mmproj", (double)p.mem.mmproj_bytes, "bytes",
+		      "vision projector: mmproj weights + clip's compute buffer on the first GPU (host with --no-mmproj-offload), image input on the host (llama.cpp tools/mtmd/clip.cpp; vision.h)")))
+		snprintf(x->formula, sizeof(x->formula), "%.1f MiB on the first accelerator + %.1f MiB in system RAM",
+			 (double)o->mmproj_device_bytes / MIB, (double)o->mmproj_host_bytes / MIB);
 	if ((x = term(terms, &n, max, "overhead", (double)p.mem.overhead_bytes, "bytes",
 		      "512 MiB per discrete GPU: CUDA context and driver reservation (design.md 0.3-0.8 GB; measured_memory.md 3)")))
 		snprintf(x->formula, sizeof(x->formula), "%.0f MiB", t.acc_overhead / MIB);

@@ -220,8 +220,8 @@ int cr_plan_sweep(const cr_model *m, const cr_weights *w, const cr_rig *r, const
 
 /* ---- what to change to make it fit ------------------------------------------ */
 
-static const char *const fix_names[CR_FIX_COUNT] = { "kv-q8_0", "n-cpu-moe", "gpu-layers", "quant",
-						      "kv-q4_0", "parallel", "context" };
+static const char *const fix_names[CR_FIX_COUNT] = { "kv-q8_0", "no-mmproj-offload", "n-cpu-moe",
+						      "gpu-layers", "quant", "kv-q4_0", "parallel", "context" };
 
 const char *cr_fix_kind_name(cr_fix_kind k)
 {
@@ -293,6 +293,16 @@ int cr_plan_fixes(const cr_model *m, const cr_weights *w, const cr_rig *r, const
 				ADD();
 			break;
 		}
+		case CR_FIX_NO_MMPROJ_OFFLOAD:
+			/* clip's CPU backend holds the projector (vision.h): the
+			 * first GPU's share moves to system RAM, nothing else. */
+			if (!o->mmproj_device_bytes)
+				break;
+			f.opts.mmproj_host_bytes += f.opts.mmproj_device_bytes;
+			f.opts.mmproj_device_bytes = 0;
+			if (try_fix(m, w, r, &f.opts, &f.estimate))
+				ADD();
+			break;
 		case CR_FIX_N_CPU_MOE:
 			if (!m->experts_total || o->cpu_moe || !has_ram_and_gpu(r))
 				break;

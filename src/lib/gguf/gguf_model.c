@@ -897,3 +897,73 @@ out:
 		memset(out, 0, sizeof(*out));
 	return rc;
 }
+
+/* ---- vision projectors ------------------------------------------------------ */
+
+/* llama.cpp reads the projector type from clip.vision.projector_type in files
+ * with several modalities, else clip.projector_type (tools/mtmd/clip.cpp
+ * clip_model_loader; clip-impl.h KEY_VISION_PROJ_TYPE, KEY_PROJ_TYPE). */
+int cr_gguf_clip_read(const cr_gguf *g, cr_gguf_clip *out, cr_error *err)
+{
+	static const char *const required[] = { "clip.vision.block_count", "clip.vision.embedding_length",
+		"clip.vision.feed_forward_length", "clip.vision.attention.head_count", "clip.vision.patch_size" };
+	mctx c = { .g = g, .arch = "clip", .err = err };
+	uint32_t *req_out[5];
+	uint64_t by_type[CR_GGML_TYPE_COUNT] = { 0 };
+	bool has = true, present;
+	int rc;
+
+	if (!g || !out)
+		return cr_seterr(err, CR_ERR_INVALID, "clip: missing header or output");
+	memset(out, 0, sizeof(*out));
+	if (strcmp(cr_gguf_arch(g), "clip") != 0)
+		return bad(&c, CR_ERR_INVALID, "general.architecture is '%s', not 'clip': not an mmproj file",
+			   cr_gguf_arch(g));
+	rc = cr_gguf_get_bool(g, "clip.has_vision_encoder", &has, err);
+	if (rc && rc != CR_ERR_NOTFOUND)
+		return rc;
+	if (!has)
+		return bad(&c, CR_ERR_INVALID, "clip.has_vision_encoder is false: no image encoder");
+	rc = cr_gguf_get_string(g, "clip.vision.projector_type", out->projector, sizeof(out->projector), err);
+	if (rc == CR_ERR_NOTFOUND)
+		rc = cr_gguf_get_string(g, "clip.projector_type", out->projector, sizeof(out->projector), err);
+	if (rc == CR_ERR_NOTFOUND)
+		return bad(&c, CR_ERR_INVALID, "no clip.projector_type (nor clip.vision.projector_type)");
+	if (rc)
+		return rc;
+	req_out[0] = &out->layers;
+	req_out[1] = &out->hidden;
+	req_out[2] = &out->ffn;
+	req_out[3] = &out->heads;
+	req_out[4] = &out->patch;
+	for (size_t i = 0; i < 5; i++) {
+		rc = req_u32(&c, required[i], req_out[i]);
+		if (rc == CR_ERR_NOTFOUND)
+			return bad(&c, CR_ERR_INVALID, "no %s", required[i]);
+		if (rc)
+			return rc;
+	}
+	if ((rc = opt_u32(&c, "clip.vision.image_size", &out->image_size, NULL)) ||
+	    (rc = opt_u32(&c, "clip.vision.spatial_merge_size", &out->merge, &present)) ||
+	    (!present && (rc = opt_u32(&c, "clip.vision.projector.scale_factor", &out->merge, NULL))) ||
+	    (rc = opt_u32(&c, "clip.vision.projection_dim", &out->projection_dim, NULL)))
+		return rc;
+	for (size_t i = 0; i < cr_gguf_tensor_count(g); i++) {
+		const cr_gguf_tensor *t = cr_gguf_tensor_at(g, i);
+
+		out->weights_bytes += t->bytes;
+		out->params += t->n_elements;
+		if (t->type < CR_GGML_TYPE_COUNT)
+			by_type[t->type] += t->bytes;
+	}
+	{
+		uint32_t best = CR_GGML_TYPE_COUNT;
+
+		for (uint32_t t = 0; t < CR_GGML_TYPE_COUNT; t++)
+			if (by_type[t] && (best == CR_GGML_TYPE_COUNT || by_type[t] > by_type[best]))
+				best = t;
+		if (best < CR_GGML_TYPE_COUNT && cr_ggml_type_name(best))
+			snprintf(out->type, sizeof(out->type), "%s", cr_ggml_type_name(best));
+	}
+	return CR_OK;
+}

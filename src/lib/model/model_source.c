@@ -887,6 +887,8 @@ static int from_gguf(ctx *c, const char *source, cr_model_source *m, cr_error *e
 	}
 	if ((rc = load_split(c, m, err)))
 		return rc;
+	if (c->o->no_model)
+		return CR_OK;
 	if ((rc = cr_gguf_to_model((const cr_gguf *const *)m->parts, m->n_parts, &m->gguf, err)))
 		return rc;
 	if (m->kind == CR_MODEL_SOURCE_OLLAMA) {
