@@ -443,22 +443,38 @@ int cr_catalog_read_rig(jr_ctx *c, const cJSON *o, cr_rig *r)
 
 /* ---- models ------------------------------------------------------------ */
 
+/* The object @p key of @p o: its first nreq keys required, the rest up to n
+ * optional (0 when absent), each an integer from lo[i] to hi. */
+static int read_sub_uints(jr_ctx *c, const cJSON *o, const char *key, const char *const *keys,
+			  const uint64_t *lo, uint64_t hi, uint64_t *v, int nreq, int n)
+{
+	const cJSON *sub;
+	size_t saved;
+	int rc = jr_req_object(c, o, key, &sub);
+
+	if (rc)
+		return rc;
+	saved = jr_push_key(c, key);
+	rc = jr_check_keys(c, sub, keys);
+	for (int i = 0; !rc && i < n; i++) {
+		v[i] = 0;
+		rc = i < nreq ? jr_req_uint(c, sub, keys[i], lo[i], hi, &v[i])
+			      : jr_opt_uint(c, sub, keys[i], lo[i], hi, &v[i]);
+	}
+	jr_pop(c, saved);
+	return rc;
+}
+
+/* Lower bounds of the five dims of linear_attention and mamba: all at least 1. */
+static const uint64_t dims_lo[] = { 1, 1, 1, 1, 1 };
+
 static int read_linear(jr_ctx *c, const cJSON *o, cr_model *m)
 {
 	static const char *const keys[] = { "k_heads", "k_head_dim", "v_heads", "v_head_dim",
 		"conv_kernel", NULL };
-	const cJSON *la;
 	uint64_t v[5];
-	size_t saved;
-	int rc = jr_req_object(c, o, "linear_attention", &la);
+	int rc = read_sub_uints(c, o, "linear_attention", keys, dims_lo, 65536, v, 5, 5);
 
-	if (rc)
-		return rc;
-	saved = jr_push_key(c, "linear_attention");
-	rc = jr_check_keys(c, la, keys);
-	for (int i = 0; !rc && i < 5; i++)
-		rc = jr_req_uint(c, la, keys[i], 1, 65536, &v[i]);
-	jr_pop(c, saved);
 	if (rc)
 		return rc;
 	m->linear.k_heads = (uint32_t)v[0];
@@ -478,24 +494,20 @@ static int read_mamba(jr_ctx *c, const cJSON *o, cr_model *m)
 {
 	static const char *const keys[] = { "d_state", "n_groups", "heads", "head_dim",
 		"conv_kernel", NULL };
-	const cJSON *mb;
 	uint64_t v[5];
 	size_t saved;
-	int rc = jr_req_object(c, o, "mamba", &mb);
+	int rc = read_sub_uints(c, o, "mamba", keys, dims_lo, 65536, v, 5, 5);
 
 	if (rc)
 		return rc;
-	saved = jr_push_key(c, "mamba");
-	rc = jr_check_keys(c, mb, keys);
-	for (int i = 0; !rc && i < 5; i++)
-		rc = jr_req_uint(c, mb, keys[i], 1, 65536, &v[i]);
 	/* B and C are shared by the heads of a group (Mamba-2). */
-	if (!rc && v[2] % v[1])
+	if (v[2] % v[1]) {
+		saved = jr_push_key(c, "mamba");
 		rc = jr_fail(c, CR_ERR_INVALID, "n_groups", "%llu groups do not divide %llu heads",
 			     (unsigned long long)v[1], (unsigned long long)v[2]);
-	jr_pop(c, saved);
-	if (rc)
+		jr_pop(c, saved);
 		return rc;
+	}
 	m->mamba = true;
 	m->linear.k_heads = (uint32_t)v[1];
 	m->linear.k_head_dim = (uint32_t)v[0];
@@ -503,27 +515,6 @@ static int read_mamba(jr_ctx *c, const cJSON *o, cr_model *m)
 	m->linear.v_head_dim = (uint32_t)v[3];
 	m->linear.conv_kernel = (uint32_t)v[4];
 	return CR_OK;
-}
-
-/* The first nreq keys are required, the rest up to n optional (0 when absent). */
-static int read_sub_uints(jr_ctx *c, const cJSON *o, const char *key, const char *const *keys,
-			  const uint64_t *lo, uint64_t *v, int nreq, int n)
-{
-	const cJSON *sub;
-	size_t saved;
-	int rc = jr_req_object(c, o, key, &sub);
-
-	if (rc)
-		return rc;
-	saved = jr_push_key(c, key);
-	rc = jr_check_keys(c, sub, keys);
-	for (int i = 0; !rc && i < n; i++) {
-		v[i] = 0;
-		rc = i < nreq ? jr_req_uint(c, sub, keys[i], lo[i], 1u << 20, &v[i])
-			      : jr_opt_uint(c, sub, keys[i], lo[i], 1u << 20, &v[i]);
-	}
-	jr_pop(c, saved);
-	return rc;
 }
 
 static int read_kv_heads(jr_ctx *c, const cJSON *o, cr_model *m)
@@ -724,7 +715,7 @@ static int read_model(jr_ctx *c, const cJSON *o, cr_model *m)
 		return jr_fail(c, CR_ERR_INVALID, "mamba", "given, but layer_pattern has no Mamba-2 (M) layers");
 	}
 	if (cJSON_HasObjectItem(o, "mla")) {
-		if ((rc = read_sub_uints(c, o, "mla", mla_keys, mla_lo, v, 2, 3)))
+		if ((rc = read_sub_uints(c, o, "mla", mla_keys, mla_lo, 1u << 20, v, 2, 3)))
 			return rc;
 		m->mla = true;
 		m->mla_kv_lora_rank = (uint32_t)v[0];
@@ -732,7 +723,7 @@ static int read_model(jr_ctx *c, const cJSON *o, cr_model *m)
 		m->mla_q_lora_rank = (uint32_t)v[2];
 	}
 	if (cJSON_HasObjectItem(o, "experts")) {
-		if ((rc = read_sub_uints(c, o, "experts", moe_keys, moe_lo, v, 3, 7)))
+		if ((rc = read_sub_uints(c, o, "experts", moe_keys, moe_lo, 1u << 20, v, 3, 7)))
 			return rc;
 		if (v[1] > v[0])
 			return jr_fail(c, CR_ERR_INVALID, "experts.used",
@@ -757,7 +748,7 @@ static int read_model(jr_ctx *c, const cJSON *o, cr_model *m)
 		m->experts_every = (uint32_t)v[6];
 	}
 	if (cJSON_HasObjectItem(o, "vision")) {
-		if ((rc = read_sub_uints(c, o, "vision", vis_keys, vis_lo, v, 7, 8)))
+		if ((rc = read_sub_uints(c, o, "vision", vis_keys, vis_lo, 1u << 20, v, 7, 8)))
 			return rc;
 		m->vision = (cr_vision){ .layers = (uint32_t)v[0], .hidden = (uint32_t)v[1],
 			.ffn = (uint32_t)v[2], .patch = (uint32_t)v[3], .temporal_patch = (uint32_t)v[4],
