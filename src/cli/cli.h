@@ -346,6 +346,13 @@ int cli_rig_selector_parse(const char *s, cli_rig_sel *out);
 /* Does catalog rig r match the selector? */
 bool cli_rig_selector_matches(const cli_rig_sel *sel, const cr_rig *r);
 
+/* The prices buy and report read: @p file (--prices) when given, else the
+ * catalog directory's prices.json (--catalog / CLEFRUN_CATALOG), else the
+ * built-in ones; @p from receives where they came from, as shown. 0, or the
+ * loader's status with @p err set (prices.h). */
+int cli_open_prices(const char *file, const cli_globals *g, const cr_catalog *cat, cr_prices **out,
+		    char *from, size_t cap, cr_error *err);
+
 /* ---- saved rigs and detection ------------------------------------------------ */
 
 /* The saved-rigs path from $XDG_CONFIG_HOME / $HOME; prints an error and

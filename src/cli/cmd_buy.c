@@ -343,34 +343,6 @@ static int render(const buy_cfg *c, const cr_model *m, const cr_quant *const *qu
 	return EXIT_OK_;
 }
 
-/* The prices: --prices FILE, else the catalog directory's prices.json (when
- * --catalog or CLEFRUN_CATALOG names one), else the built-in ones. */
-static cr_prices *open_prices(const buy_cfg *c, const cr_catalog *cat, char *from, size_t cap)
-{
-	cr_error err = CR_ERROR_INIT;
-	cr_prices *p = NULL;
-	int rc;
-
-	if (c->prices) {
-		snprintf(from, cap, "%s", cli_shown(c->prices));
-		rc = cr_prices_load_file(c->prices, cat, &p, &err);
-	} else if (c->g.catalog_dir) {
-		char path[4096];
-
-		snprintf(path, sizeof(path), "%s/prices.json", c->g.catalog_dir);
-		snprintf(from, cap, "%s", cli_shown(path));
-		rc = cr_prices_load_file(path, cat, &p, &err);
-	} else {
-		snprintf(from, cap, "the built-in data/prices.json");
-		rc = cr_prices_load_embedded(cat, &p, &err);
-	}
-	if (rc) {
-		fprintf(stderr, "clefrun buy: %s\n", cli_safe(err.message));
-		return NULL;
-	}
-	return p;
-}
-
 int cmd_buy(const cli_globals *g, int argc, char **argv)
 {
 	buy_cfg c;
@@ -456,7 +428,8 @@ int cmd_buy(const cli_globals *g, int argc, char **argv)
 			goto out;
 		}
 	}
-	if (!(prices = open_prices(&c, cat, from, sizeof(from)))) {
+	if (cli_open_prices(c.prices, &c.g, cat, &prices, from, sizeof(from), &err)) {
+		fprintf(stderr, "clefrun buy: %s\n", cli_safe(err.message));
 		rc = EXIT_ERROR;
 		goto out;
 	}

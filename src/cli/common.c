@@ -346,3 +346,21 @@ bool cli_rig_selector_matches(const cli_rig_sel *sel, const cr_rig *r)
 		return true;
 	}
 }
+
+int cli_open_prices(const char *file, const cli_globals *g, const cr_catalog *cat, cr_prices **out,
+		    char *from, size_t cap, cr_error *err)
+{
+	if (file) {
+		snprintf(from, cap, "%s", cli_shown(file));
+		return cr_prices_load_file(file, cat, out, err);
+	}
+	if (g->catalog_dir) {
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s/prices.json", g->catalog_dir);
+		snprintf(from, cap, "%s", cli_shown(path));
+		return cr_prices_load_file(path, cat, out, err);
+	}
+	snprintf(from, cap, "the built-in data/prices.json");
+	return cr_prices_load_embedded(cat, out, err);
+}

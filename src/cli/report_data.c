@@ -349,17 +349,14 @@ static int gather_devices(const rpt_cfg *c, rpt_data *d, const cr_estimate_reque
 			 "a GGUF file has one quantization; prices are ranked for catalog models (clefrun buy)");
 		return 0;
 	}
-	if (c->g.catalog_dir) {
-		char path[4096];
+	{
+		char from[4200];
 
-		snprintf(path, sizeof(path), "%s/prices.json", c->g.catalog_dir);
-		rc = cr_prices_load_file(path, d->cat, &d->prices, &err);
-	} else {
-		rc = cr_prices_load_embedded(d->cat, &d->prices, &err);
+		rc = cli_open_prices(NULL, &c->g, d->cat, &d->prices, from, sizeof(from), &err);
 	}
 	if (rc) {
 		/* The page still says what runs it; the prices section says why it is empty. */
-		snprintf(d->prices_note, sizeof(d->prices_note), "no prices: %s", err.message);
+		snprintf(d->prices_note, sizeof(d->prices_note), "no prices: %s", cli_safe(err.message));
 		return 0;
 	}
 	for (int k = 0; k < d->n_q; k++)
