@@ -863,9 +863,9 @@ static double attention_flops(const cr_model *m, double ctx)
 /* Prefill tokens/s for a prompt of `prompt` tokens after `depth` cached
  * tokens (docs/accuracy.md "Prefill"); 0 when a device doing the work has
  * no FP16 TFLOPS figure. `f16`: the weights are F16/BF16 (GEMM path). */
-static double prefill_tps(const cr_model *m, const cr_estimate_opts *o, const cr_rig *r,
-			  const tiers *t, const plan *p, double weights, uint32_t prompt, uint32_t depth,
-			  bool f16)
+static double prefill_tps(const cr_model *m, const profile *pf, const cr_estimate_opts *o,
+			  const cr_rig *r, const tiers *t, const plan *p, double weights, uint32_t prompt,
+			  uint32_t depth, bool f16)
 {
 	const cr_speed_model *k = &cr_speed;
 	double ub = prompt < o->n_ubatch ? prompt : o->n_ubatch;
@@ -874,6 +874,11 @@ static double prefill_tps(const cr_model *m, const cr_estimate_opts *o, const cr
 	double w_all = weights - (m->tied_embeddings ? 0 : embedding_bytes(m, weights));
 	double time = 0;
 	const cr_device *sys = first_system(r);
+	/* The flash-attention kernels stream the KV cache once per
+	 * prefill_kv_tokens prompt tokens (llama.cpp's CUDA kernel: 64 query
+	 * columns per thread block, ggml-cuda/fattn.cu), at decode's rate. */
+	double kv_pass = (double)kv_bytes_at(m, pf, o, depth + prompt / 2) * k->kv_read_factor /
+			 k->prefill_kv_tokens;
 
 	if (ub < 1)
 		ub = 1;
@@ -891,8 +896,8 @@ static double prefill_tps(const cr_model *m, const cr_estimate_opts *o, const cr
 		for (unsigned g = 0; g < r->n_devices; g++)
 			if (r->devices[g].kind != CR_MEM_SYSTEM && r->devices[g].fp16_tflops <= 0)
 				return 0; /* unknown: no figure for a device that does work */
-		time += acc_time(r, t, o, flops, prefill_rate) + acc_time(r, t, o, w_all / ub, decode_rate) +
-			m->n_layers * k->prefill_layer_s / ub;
+		time += acc_time(r, t, o, flops, prefill_rate) +
+			acc_time(r, t, o, w_all / ub + kv_pass, decode_rate) + m->n_layers * k->prefill_layer_s / ub;
 		/* llama.cpp runs large batches of layers kept in RAM on the GPU
 		 * too, copying their weights over the bus once per micro-batch
 		 * (ggml-backend op offload, batches >= 32). */
@@ -912,7 +917,7 @@ static double prefill_tps(const cr_model *m, const cr_estimate_opts *o, const cr
 	} else {
 		if (!sys || sys->fp16_tflops <= 0)
 			return 0;
-		time += flops / (prefill_rate(sys) * sys->count) + w_all / ub / decode_rate(sys) +
+		time += flops / (prefill_rate(sys) * sys->count) + (w_all / ub + kv_pass) / decode_rate(sys) +
 			m->n_layers * k->prefill_layer_s / ub;
 	}
 	return time > 0 ? 1.0 / time : 0;
@@ -1294,7 +1299,7 @@ int cr_estimate_run_weights(const cr_model *m, const cr_weights *w, const cr_rig
 		pre_depth = at.n_ctx > out->prompt_tokens ? at.n_ctx - out->prompt_tokens : 0;
 	out->prefill_depth = pre_depth;
 	f16 = strcmp(weights_type(w), "F16") == 0 || strcmp(weights_type(w), "BF16") == 0;
-	out->prefill_tokens_per_s = prefill_tps(m, &at, r, &t, &p, weights, out->prompt_tokens, pre_depth, f16);
+	out->prefill_tokens_per_s = prefill_tps(m, &pf, &at, r, &t, &p, weights, out->prompt_tokens, pre_depth, f16);
 	out->prefill_tokens_per_s_low = out->prefill_tokens_per_s * cr_speed.prefill_q10[b];
 	out->prefill_tokens_per_s_high = out->prefill_tokens_per_s * cr_speed.prefill_q90[b];
 	if (out->prefill_tokens_per_s > 0)

@@ -26,26 +26,27 @@ const cr_speed_model cr_speed = {
 	.cpu_param_s = 3.908e-12,        /* CPU decode: per active parameter */
 	.multi_gpu_factor = 1.0067,   /* layer split: cards in turn */
 	/* prefill: share of dense FP16 peak the weight GEMMs reach */
-	.prefill_eff = { [CR_BACKEND_CUDA] = 0.4541, [CR_BACKEND_METAL] = 0.7224, [CR_BACKEND_ROCM] = 0.3260, [CR_BACKEND_VULKAN] = 0.3121, [CR_BACKEND_CPU] = 0.8374 },
+	.prefill_eff = { [CR_BACKEND_CUDA] = 0.3999, [CR_BACKEND_METAL] = 0.6597, [CR_BACKEND_ROCM] = 0.3271, [CR_BACKEND_VULKAN] = 0.2575, [CR_BACKEND_CPU] = 0.8486 },
 	.prefill_cell = {
-		[CR_BACKEND_CUDA] = { 1, 0.9077, 1.3719, 0.8288, 1.0000 },
-		[CR_BACKEND_METAL] = { 1, 1.0000, 1.0000, 1.1593, 1.0000 },
-		[CR_BACKEND_ROCM] = { 1, 1.0877, 1.2518, 0.6978, 1.0000 },
-		[CR_BACKEND_VULKAN] = { 1, 1.0000, 1.6715, 0.5622, 1.0000 },
+		[CR_BACKEND_CUDA] = { 1, 0.8455, 1.2144, 0.9741, 1.0000 },
+		[CR_BACKEND_METAL] = { 1, 1.0000, 1.0000, 1.1333, 1.0000 },
+		[CR_BACKEND_ROCM] = { 1, 1.0903, 1.2265, 0.7110, 1.0000 },
+		[CR_BACKEND_VULKAN] = { 1, 1.0000, 1.3566, 0.6603, 1.0000 },
 		[CR_BACKEND_CPU] = { 1, 1.0000, 1.0000, 1.0000, 1.0000 },
 	},
-	.prefill_f16 = 1.1942,        /* F16 / BF16 weights (cuBLAS / GEMM path) */
-	.moe_half_tokens = 43.65,    /* tokens per expert at half a dense GEMM's efficiency */
-	.attention_cost = 1.7250,     /* attention FLOPs relative to weight FLOPs */
-	.prefill_layer_s = 3.300e-04,    /* per layer per micro-batch */
+	.prefill_f16 = 1.1784,        /* F16 / BF16 weights (cuBLAS / GEMM path) */
+	.moe_half_tokens = 46.82,    /* tokens per expert at half a dense GEMM's efficiency */
+	.attention_cost = 1.4570,     /* attention FLOPs relative to weight FLOPs */
+	.prefill_layer_s = 2.285e-04,    /* per layer per micro-batch */
+	.prefill_kv_tokens = 65.90,  /* prompt tokens per pass over the KV cache */
 	/* out of sample (leave one source out, 2025-26 rows): median absolute error, percent,
 	 * and the 10th / 90th percentiles of measured / predicted */
 	.decode_error_pct = { [CR_BACKEND_CUDA] = 8.4, [CR_BACKEND_METAL] = 61.7, [CR_BACKEND_ROCM] = 14.4, [CR_BACKEND_VULKAN] = 14.4, [CR_BACKEND_CPU] = 115.3 },
 	.decode_q10 = { [CR_BACKEND_CUDA] = 0.721, [CR_BACKEND_METAL] = 0.426, [CR_BACKEND_ROCM] = 0.715, [CR_BACKEND_VULKAN] = 0.759, [CR_BACKEND_CPU] = 0.355 },
 	.decode_q90 = { [CR_BACKEND_CUDA] = 1.187, [CR_BACKEND_METAL] = 1.128, [CR_BACKEND_ROCM] = 1.186, [CR_BACKEND_VULKAN] = 1.276, [CR_BACKEND_CPU] = 0.507 },
-	.prefill_error_pct = { [CR_BACKEND_CUDA] = 15.1, [CR_BACKEND_METAL] = 20.0, [CR_BACKEND_ROCM] = 23.4, [CR_BACKEND_VULKAN] = 35.1, [CR_BACKEND_CPU] = 20.0 },
-	.prefill_q10 = { [CR_BACKEND_CUDA] = 0.815, [CR_BACKEND_METAL] = 0.581, [CR_BACKEND_ROCM] = 0.520, [CR_BACKEND_VULKAN] = 0.507, [CR_BACKEND_CPU] = 0.581 },
-	.prefill_q90 = { [CR_BACKEND_CUDA] = 1.505, [CR_BACKEND_METAL] = 1.663, [CR_BACKEND_ROCM] = 1.511, [CR_BACKEND_VULKAN] = 2.117, [CR_BACKEND_CPU] = 1.663 },
+	.prefill_error_pct = { [CR_BACKEND_CUDA] = 12.0, [CR_BACKEND_METAL] = 18.7, [CR_BACKEND_ROCM] = 23.0, [CR_BACKEND_VULKAN] = 26.5, [CR_BACKEND_CPU] = 18.7 },
+	.prefill_q10 = { [CR_BACKEND_CUDA] = 0.822, [CR_BACKEND_METAL] = 0.675, [CR_BACKEND_ROCM] = 0.553, [CR_BACKEND_VULKAN] = 0.567, [CR_BACKEND_CPU] = 0.675 },
+	.prefill_q90 = { [CR_BACKEND_CUDA] = 1.251, [CR_BACKEND_METAL] = 1.548, [CR_BACKEND_ROCM] = 1.510, [CR_BACKEND_VULKAN] = 1.570, [CR_BACKEND_CPU] = 1.548 },
 };
 
 /* 2025-26 single-device rows per (backend, memory class, vendor): decode rows,

@@ -13,6 +13,8 @@
  *   (2 A_dense + 2 A_exp (m + moe_half_tokens) / m + attention_cost x attn)
  *     / (prefill_eff[b] x prefill_cell[b][mem] [x prefill_f16] x F)
  *   + all weights / (decode efficiency x BW x ub) + layers x prefill_layer_s / ub
+ *   + KV bytes at depth + prompt / 2 x kv_read_factor / (decode efficiency x BW
+ *     x prefill_kv_tokens)
  */
 #ifndef CLEFRUN_SPEED_CONSTANTS_H
 #define CLEFRUN_SPEED_CONSTANTS_H
@@ -35,6 +37,7 @@ typedef struct cr_speed_model {
 	double moe_half_tokens;
 	double attention_cost;
 	double prefill_layer_s;
+	double prefill_kv_tokens; /* the attention kernels stream the KV cache once per this many prompt tokens */
 	/* leave-one-source-out on 2025-26 rows, per backend family */
 	double decode_error_pct[CR_BACKEND_COUNT];
 	double decode_q10[CR_BACKEND_COUNT], decode_q90[CR_BACKEND_COUNT];
