@@ -704,12 +704,21 @@ static const cr_device *first_system(const cr_rig *r)
 	return NULL;
 }
 
+/* Vulkan's factor for the device's GPU vendor (1 for other backends and
+ * for a vendor the calibration has no factor for). */
+static double vulkan_vendor(const cr_device *d, const double *factor)
+{
+	double f = d->backend == CR_BACKEND_VULKAN ? factor[speed_vendor(d)] : 0;
+
+	return f > 0 ? f : 1;
+}
+
 /* Achievable share of the device's peak bandwidth. */
 static double bw_eff(const cr_device *d)
 {
 	cr_mem_type mt = speed_mem(d);
 	double e = cr_speed.decode_eff[mt] * cr_speed.backend_eff[bk(d->backend)] *
-		   cr_speed.cell_eff[bk(d->backend)][mt];
+		   cr_speed.cell_eff[bk(d->backend)][mt] * vulkan_vendor(d, cr_speed.vulkan_vendor_eff);
 
 	return e < 1 ? e : 1;
 }
@@ -719,17 +728,24 @@ static double decode_rate(const cr_device *d)
 	return bw_eff(d) * d->bandwidth_gbs * 1e9;
 }
 
-static double prefill_eff(const cr_device *d)
+/* Share of the dense FP16 peak the weight GEMMs reach; `f16`: F16 / BF16
+ * weights (the GEMM path rather than the quantized kernels). */
+static double prefill_eff(const cr_device *d, bool f16)
 {
-	double e = cr_speed.prefill_eff[bk(d->backend)] *
-		   cr_speed.prefill_cell[bk(d->backend)][speed_mem(d)];
+	double e = cr_speed.prefill_eff[bk(d->backend)] * cr_speed.prefill_cell[bk(d->backend)][speed_mem(d)] *
+		   vulkan_vendor(d, cr_speed.vulkan_vendor_prefill) * (f16 ? cr_speed.prefill_f16 : 1);
 
 	return e < 1 ? e : 1;
 }
 
 static double prefill_rate(const cr_device *d)
 {
-	return prefill_eff(d) * d->fp16_tflops * 1e12;
+	return prefill_eff(d, false) * d->fp16_tflops * 1e12;
+}
+
+static double prefill_rate_f16(const cr_device *d)
+{
+	return prefill_eff(d, true) * d->fp16_tflops * 1e12;
 }
 
 /* Per-token time of tensor parallelism's all-reduces: two per layer
@@ -890,13 +906,11 @@ static double prefill_tps(const cr_model *m, const profile *pf, const cr_estimat
 		flops += 2.0 * a_exp * (mt + k->moe_half_tokens) / mt;
 	}
 	flops += k->attention_cost * attention_flops(m, depth + prompt / 2.0);
-	if (f16)
-		flops /= k->prefill_f16;
 	if (t->n_acc) {
 		for (unsigned g = 0; g < r->n_devices; g++)
 			if (r->devices[g].kind != CR_MEM_SYSTEM && r->devices[g].fp16_tflops <= 0)
 				return 0; /* unknown: no figure for a device that does work */
-		time += acc_time(r, t, o, flops, prefill_rate) +
+		time += acc_time(r, t, o, flops, f16 ? prefill_rate_f16 : prefill_rate) +
 			acc_time(r, t, o, w_all / ub + kv_pass, decode_rate) + m->n_layers * k->prefill_layer_s / ub;
 		/* llama.cpp runs large batches of layers kept in RAM on the GPU
 		 * too, copying their weights over the bus once per micro-batch
@@ -917,7 +931,7 @@ static double prefill_tps(const cr_model *m, const profile *pf, const cr_estimat
 	} else {
 		if (!sys || sys->fp16_tflops <= 0)
 			return 0;
-		time += flops / (prefill_rate(sys) * sys->count) + (w_all / ub + kv_pass) / decode_rate(sys) +
+		time += flops / ((f16 ? prefill_rate_f16 : prefill_rate)(sys) * sys->count) + (w_all / ub + kv_pass) / decode_rate(sys) +
 			m->n_layers * k->prefill_layer_s / ub;
 	}
 	return time > 0 ? 1.0 / time : 0;
@@ -1579,11 +1593,11 @@ size_t cr_estimate_explain_weights(const cr_model *m, const cr_weights *w, const
 			 (double)e->weights_read_bytes / 1e9, e->decode_depth, bw_eff(acc),
 			 e->decode_fixed_s * 1e3, e->decode_tokens_per_s_low, e->decode_tokens_per_s_high);
 	if ((x = term(terms, &n, max, "prefill", e->prefill_tokens_per_s, "tokens/s",
-		      "1 / ((2 x dense + expert FLOPs / s(m) + attention) / (eta x FP16 TFLOPS) + weights / (bandwidth x ubatch) + per-layer time / ubatch) (docs/accuracy.md)")))
+		      "1 / ((2 x dense + expert FLOPs / s(m) + attention) / (eta x FP16 TFLOPS) + (weights / ubatch + KV at depth / tokens per KV pass) / bandwidth + per-layer time / ubatch) (docs/accuracy.md)")))
 		snprintf(x->formula, sizeof(x->formula),
 			 "%.4g active params (%.4g in routed experts); attention over %u + %u/2 tokens; eta %.3f",
 			 (double)m->active_params, active_expert_params(m), e->prefill_depth, e->prompt_tokens,
-			 prefill_eff(acc));
+			 prefill_eff(acc, false));
 	if ((x = term(terms, &n, max, "time_to_decision", e->time_to_decision_s, "s",
 		      "prompt tokens / prefill tokens/s (one forward pass)")))
 		snprintf(x->formula, sizeof(x->formula), "%u tokens / %.1f tokens/s", e->prompt_tokens,

@@ -4,14 +4,14 @@
  * data and the out-of-sample error behind each figure).
  *
  * Decode, seconds per token:
- *   bytes / (decode_eff[mem] x backend_eff[b] x cell_eff[b][mem] x BW)
+ *   bytes / (decode_eff[mem] x backend_eff[b] x cell_eff[b][mem] [x vulkan_vendor_eff[v]] x BW)
  *   + layers x layer_s[b] + recurrent layers x recurrent_layer_s
  *   + (MoE) layers x experts used x moe_expert_s + (CPU) active params x cpu_param_s
  * with KV bytes counted x kv_read_factor.
  *
  * Prefill, seconds per prompt token (micro-batch ub):
  *   (2 A_dense + 2 A_exp (m + moe_half_tokens) / m + attention_cost x attn)
- *     / (prefill_eff[b] x prefill_cell[b][mem] [x prefill_f16] x F)
+ *     / (prefill_eff[b] x prefill_cell[b][mem] [x vulkan_vendor_prefill[v]] [x prefill_f16] x F)
  *   + all weights / (decode efficiency x BW x ub) + layers x prefill_layer_s / ub
  *   + KV bytes at depth + prompt / 2 x kv_read_factor / (decode efficiency x BW
  *     x prefill_kv_tokens)
@@ -25,6 +25,8 @@ typedef struct cr_speed_model {
 	double decode_eff[CR_MEMTYPE_COUNT];
 	double backend_eff[CR_BACKEND_COUNT];
 	double cell_eff[CR_BACKEND_COUNT][CR_MEMTYPE_COUNT];
+	/* Vulkan only: per GPU vendor (each its own driver and shader paths); 0 reads as 1 */
+	double vulkan_vendor_eff[CR_VENDOR_COUNT];
 	double kv_read_factor;
 	double layer_s[CR_BACKEND_COUNT];
 	double recurrent_layer_s;
@@ -33,6 +35,7 @@ typedef struct cr_speed_model {
 	double multi_gpu_factor;
 	double prefill_eff[CR_BACKEND_COUNT];
 	double prefill_cell[CR_BACKEND_COUNT][CR_MEMTYPE_COUNT];
+	double vulkan_vendor_prefill[CR_VENDOR_COUNT];
 	double prefill_f16;
 	double moe_half_tokens;
 	double attention_cost;
