@@ -25,11 +25,12 @@
  * tensor parallelism (the collectives' buffers): the median of the logged
  * values of the V1 engine at each (seven rows at TP 1, 0.13 and 0.14 GiB;
  * two at TP 2, 0.54 and 0.55 GiB; llm-d-benchmark's H100 runs). The V0
- * engine and the V1 worker of early 2025 (gpu_worker.py at 0012cf69) took
- * their baseline before NCCL's initialisation and counted every non-torch
- * allocation on the device: their logs (0.03 to 1.79 GiB at TP 1, 3.58 at
- * TP 2) measure another quantity and are not pooled (bench/vllm-logs fits
- * both eras and prints them). */
+ * engine (vllm/worker/worker.py init_device; the V1 worker of early 2025
+ * too, gpu_worker.py at 0012cf69) read the free memory before NCCL's
+ * initialisation and charged every allocation the profile run left: its
+ * logs (0.03 to 1.79 GiB at TP 1, 3.58 at TP 2, 0.43 at TP 4) measure
+ * another quantity and are not pooled (bench/vllm-logs fits both eras and
+ * prints them). */
 #define VLLM_FIT_NON_TORCH_GIB 0.13
 #define VLLM_FIT_NON_TORCH_TP_GIB 0.55
 /* The profile run (gpu_model_runner.py profile_run) is one forward pass of
