@@ -28,6 +28,7 @@ typedef struct vllm_cfg {
 	int n_rigs;
 	const char *engine;
 	const char *revision;
+	bool no_cache, offline;
 	double util;
 	unsigned max_model_len;
 	unsigned max_num_seqs;
@@ -52,6 +53,9 @@ static const cli_opt_spec vllm_opts[] = {
 	{ CLI_O_MODEL(vllm_cfg, model_id),
 	  .help = "catalog id, a directory with config.json and *.safetensors, or hf:OWNER/REPO (required)" },
 	{ CLI_O_REVISION(vllm_cfg, revision), .help = "Hugging Face revision for hf: sources (default main)" },
+	{ CLI_O_NO_CACHE(vllm_cfg, no_cache),
+	  .help = "neither read nor write the header cache of hf: checkpoints (config.json, the index, shard headers)" },
+	{ CLI_O_OFFLINE(vllm_cfg, offline), .help = "hf: checkpoints from the header cache only; no network" },
 	{ CLI_O_RIGS(vllm_cfg, rig_ids, n_rigs),
 	  .help = "rig id or custom:... spec; its first device group is the GPU; repeatable (default: h100-sxm)" },
 	{ .type = CLI_T_STRING, .name = "engine", .meta = "E", .off = CLI_OFF_SIZED(vllm_cfg, engine, sizeof(char *)),
@@ -257,6 +261,8 @@ int cmd_check_vllm(const cli_globals *g, int argc, char **argv)
 		cli_source_opts so = CLI_SOURCE_OPTS_INIT;
 
 		so.revision = c.revision;
+		so.no_cache = c.no_cache;
+		so.offline = c.offline;
 		so.command = "clefrun check";
 		if ((rc = cli_st_open(c.model_id, &so, ck)) != 0)
 			goto out;

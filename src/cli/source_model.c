@@ -259,6 +259,8 @@ int cli_st_open(const char *source, const cli_source_opts *o, cr_st_checkpoint *
 	bool remote = strncmp(source, CR_HF_PREFIX, strlen(CR_HF_PREFIX)) == 0;
 	int rc;
 
+	if (conflict(o))
+		return EXIT_USAGE;
 	source_opts(o, remote, &mo);
 	rc = cr_st_source_load(source, &mo, out, &err);
 	if (rc) {

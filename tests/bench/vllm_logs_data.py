@@ -36,6 +36,23 @@ check("an unidentified checkpoint is not complete",
 check("an unmodelled KV dtype is not complete",
       "not modelled" in (B.paging_complete(dict(paging[0], kv_cache_dtype="nvfp4")) or ""))
 
+# The KV memory rule's parts: eras, the consistency of a row's logged terms, the per-era fit.
+check("the V0 engine is its own era", B.era({"engine": "V0 (worker.py)"}) == "V0" and B.era({"engine": "V1"}) == "V1")
+oss = [r for r in rows if "llm-d" in r["source_url"] and r["clefrun_model"] in ("gpt-oss-20b", "gpt-oss-120b")]
+check("llm-d's gpt-oss-120b terms do not add up to the 71.26 GiB requested; gpt-oss-20b's do",
+      [B.consistent(r) is None for r in oss] == [r["clefrun_model"] == "gpt-oss-20b" for r in oss] and len(oss) == 2,
+      [(r["clefrun_model"], B.consistent(r)) for r in oss])
+fake = [{"source_url": "https://a/%d" % i, "engine": e, "tensor_parallel_size": tp, "non_torch_gib": v}
+        for i, (e, tp, v) in enumerate([("V0", "1", "1.0"), ("V0", "1", "3.0"), ("V1", "1", "0.1"), ("V1", "2", "0.5")])]
+c = B.fit(fake, [])
+check("non-torch memory is fitted per era and TP",
+      c == {("nt1", "V0"): 2.0, ("nt1", "V1"): 0.1, ("nttp", "V1"): 0.5}, c)
+check("a term of the row's era is its own; a missing one is borrowed from the other era",
+      B.term(c, "nt1", "V1") == (0.1, False) and B.term(c, "nttp", "V0") == (0.5, True)
+      and B.term(c, "sampler", "V1") == (None, False))
+check("leaving a source out drops its rows from the fit",
+      B.fit(fake, [], leave_out="https://a/2").get(("nt1", "V1")) is None)
+
 header = ",".join(B.REQUIRED)
 
 

@@ -8,7 +8,9 @@ a Range from byte 0, far fewer body bytes than the shards hold, and the same
 figures as the same checkpoint read from the local directory. A second run
 reads config.json, the index and the shard headers from the header cache
 ($XDG_CACHE_HOME/clefrun): no request, the same figures; with the entries
-stale, one conditional request each and no body. The token goes to the
+stale, one conditional request each and no body. --offline reads the cache
+and makes no request (and fails naming the file when the cache lacks it);
+--no-cache makes the first run's requests and leaves no entry. The token goes to the
 endpoint only, never to the CDN host it redirects to. Errors name the URL.
 
   test_st_remote.py CLEFRUN
@@ -37,9 +39,10 @@ ARGS = ["check", "--engine", "vllm", "--rig", "rtx4090", "--rig", "h100-sxm", "-
         "--format", "json"]
 
 
-def run(model, tmp, env=None):
+def run(model, tmp, env=None, extra=()):
     e = T.clean_env(tmp, **(env or {}))
-    p = subprocess.run([CLEFRUN, *ARGS, "--model", model], capture_output=True, text=True, env=e, timeout=120)
+    p = subprocess.run([CLEFRUN, *ARGS, *extra, "--model", model], capture_output=True, text=True, env=e,
+                       timeout=120)
     return p.returncode, p.stdout, p.stderr
 
 
@@ -103,6 +106,41 @@ def main():
                   [(r["path"], r["range"]) for r in reqs2])
             check("cache: no request at all", len(reqs2) == 0, [(r["path"], r["range"]) for r in reqs2])
             check("cache: the same figures", json.loads(out2 or "{}") == remote if code == 0 else False, out2[:300])
+
+            # --offline: the cache only. With the entries there, no request
+            # and the same figures; with an empty cache, no request either
+            # and an error that names the file and says why.
+            os.unlink(log) if os.path.exists(log) else None
+            code, out_off, err = run("hf:test/tiny", tmp, env, ["--offline"])
+            reqs_off = log_lines(log) if os.path.exists(log) else []
+            check("offline: exit 0 from the cache", code == 0, err)
+            check("offline: no request", len(reqs_off) == 0, [(r["path"], r["range"]) for r in reqs_off])
+            check("offline: the same figures", code == 0 and json.loads(out_off or "{}") == remote, out_off[:300])
+            empty = dict(env, XDG_CACHE_HOME=os.path.join(tmp, "cache-empty"))
+            code, out_e, err = run("hf:test/tiny", tmp, empty, ["--offline"])
+            reqs_off = log_lines(log) if os.path.exists(log) else []
+            check("offline, empty cache: exit 1", code == 1, (code, err))
+            check("offline, empty cache: no request", len(reqs_off) == 0, [r["path"] for r in reqs_off])
+            check("offline, empty cache: the message names config.json and --offline",
+                  "config.json" in err and "--offline" in err, err)
+            check("offline, empty cache: nothing on stdout", out_e == "", out_e)
+            # --no-cache: the first run's requests again, the same figures, no entry written.
+            nocache_dir = os.path.join(tmp, "cache-nocache")
+            code, out_nc, err = run("hf:test/tiny", tmp, dict(env, XDG_CACHE_HOME=nocache_dir), ["--no-cache"])
+            reqs_nc = log_lines(log) if os.path.exists(log) else []
+            check("no-cache: exit 0, the same figures", code == 0 and json.loads(out_nc or "{}") == remote, err)
+            check("no-cache: the first run's %d requests" % len(reqs), len(reqs_nc) == len(reqs),
+                  [(r["path"], r["range"]) for r in reqs_nc])
+            check("no-cache: shard requests are Ranges of at most 64 KiB",
+                  all((r["range"] or "").startswith("bytes=0-") and r["bytes"] <= 65536
+                      for r in reqs_nc if r["path"].startswith("/cdn/") and r["path"].endswith(".safetensors")),
+                  [(r["path"], r["range"], r["bytes"]) for r in reqs_nc])
+            written = [f for _, _, fs in os.walk(nocache_dir) for f in fs] if os.path.isdir(nocache_dir) else []
+            check("no-cache: no cache entry written", written == [], written)
+            code, out_b, err = run("hf:test/tiny", tmp, env, ["--offline", "--no-cache"])
+            check("offline with no-cache: refused (exit 2) with the reason",
+                  code == 2 and "cannot go with --no-cache" in err and out_b == "", (code, err))
+            os.unlink(log) if os.path.exists(log) else None
 
             # Stale entries (mtime 30 days back): a conditional
             # request each, answered without a body.

@@ -20,11 +20,18 @@
 
 /* Non-torch memory growth during the profile run (cuBLAS/cuDNN workspaces;
  * the CUDA context and NCCL come before the start-up snapshot and are not
- * charged, gpu_worker.py init_device), at TP 1 and with tensor parallelism
- * (the collectives' buffers): the median of the logged values of each
- * (thirteen rows of six sources at TP 1, 0.03 to 1.79 GiB; three rows of two
- * at TP 2, 0.54 to 3.58 GiB; bench/vllm-logs prints the fit). */
-#define VLLM_FIT_NON_TORCH_GIB 0.14
+ * charged, gpu_worker.py init_device at 35d5cda1: "Initialize the
+ * distributed environment BEFORE taking memory snapshot"), at TP 1 and with
+ * tensor parallelism (the collectives' buffers): the median of the logged
+ * values of the V1 engine at each (seven rows at TP 1, 0.13 and 0.14 GiB;
+ * two at TP 2, 0.54 and 0.55 GiB; llm-d-benchmark's H100 runs). The V0
+ * engine (vllm/worker/worker.py init_device; the V1 worker of early 2025
+ * too, gpu_worker.py at 0012cf69) read the free memory before NCCL's
+ * initialisation and charged every allocation the profile run left: its
+ * logs (0.03 to 1.79 GiB at TP 1, 3.58 at TP 2, 0.43 at TP 4) measure
+ * another quantity and are not pooled (bench/vllm-logs fits both eras and
+ * prints them). */
+#define VLLM_FIT_NON_TORCH_GIB 0.13
 #define VLLM_FIT_NON_TORCH_TP_GIB 0.55
 /* The profile run (gpu_model_runner.py profile_run) is one forward pass of
  * max_num_batched_tokens tokens, then a dummy sampler run on the last
@@ -51,10 +58,12 @@
  * bytes by that count. The logged peaks where the sampler's run is the
  * larger part give 17.0 to 41.2 bytes (eleven rows of three sources:
  * llm-d-benchmark's H100 runs at 1024 requests, vllm#13882 and vllm#10511
- * at 256; nine of them 38.4 to 39.6); their median, as bench/vllm-logs
- * fits it.
+ * at 256; nine of them 38.4 to 39.6); the median of the V1 engine's (eight
+ * rows of llm-d-benchmark, 17.0 to 39.6; its gpt-oss-120b run is left out,
+ * its logged terms do not add up), as bench/vllm-logs fits it: the
+ * V0 sampler (model_executor/layers/sampler.py) is another code path.
  * The logits are gathered whole on every TP rank: not divided by TP. */
-#define VLLM_FIT_SAMPLER_BYTES_PER_VOCAB 38.9
+#define VLLM_FIT_SAMPLER_BYTES_PER_VOCAB 38.7
 /* "Estimated CUDA graph memory": median of eight logged estimates
  * (0.19 to 1.62 GiB; docs/vllm.md). */
 #define VLLM_FIT_CUDA_GRAPH_GIB 0.45
