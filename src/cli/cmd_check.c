@@ -183,6 +183,10 @@ static int parse_args(check_cfg *c, int argc, char **argv)
 {
 	int rc = cli_parse(&check_cmd, argc, argv, c);
 
+	if (rc == 0 && c->tensor_split && c->opts.split == CR_SPLIT_TENSOR) {
+		fprintf(stderr, "clefrun: --tensor-split applies to --split layer; clefrun models --split tensor as even slices\n");
+		return EXIT_USAGE;
+	}
 	if (rc == 0 && c->tensor_split)
 		rc = parse_tensor_split(c->tensor_split, &c->opts);
 	return rc;
