@@ -450,7 +450,11 @@ static void explain_devices(const row *r, FILE *f)
 	if (e->n_gpus < 2)
 		return;
 	fprintf(f, "  %-16s %14s  layer split %s%s; each device: model + KV + compute + other + reserve = total / usable\n",
-		"devices", "", r->opts.n_tensor_split ? "by --tensor-split" : "in proportion to free memory (usable less reserve)",
+		"devices", "",
+		r->opts.n_tensor_split ? "by --tensor-split"
+		: r->opts.gpu_layers < 0 && e->offload_fraction > 0
+			? "filled per device with whole layers up to its margin (partial offload, as llama-server's fit)"
+			: "in proportion to free memory (usable less reserve)",
 		e->pipeline_parallel ? ", pipeline parallelism on (4 copies of the graph inputs)" : "");
 	for (unsigned i = 0; i < e->n_gpus; i++) {
 		const cr_gpu_use *g = &e->gpus[i];
