@@ -358,20 +358,19 @@ static double device_usable(const cr_device *d)
 
 /* The runtime reserve of one device: CR_RESERVE_<backend>_BYTES for a
  * discrete one (estimate.h gives their sources), none for unified memory. */
+static const uint64_t reserve_bytes[CR_BACKEND_COUNT] = {
+	[CR_BACKEND_CUDA] = CR_RESERVE_CUDA_BYTES,
+	[CR_BACKEND_METAL] = CR_DISCRETE_RUNTIME_BYTES, /* no discrete Metal device exists */
+	[CR_BACKEND_ROCM] = CR_RESERVE_ROCM_BYTES,
+	[CR_BACKEND_VULKAN] = CR_RESERVE_VULKAN_BYTES,
+	[CR_BACKEND_CPU] = CR_DISCRETE_RUNTIME_BYTES,
+};
+
 static double device_overhead(const cr_device *d)
 {
 	if (d->kind != CR_MEM_DISCRETE)
 		return 0;
-	switch (d->backend) {
-	case CR_BACKEND_CUDA:
-		return (double)CR_RESERVE_CUDA_BYTES;
-	case CR_BACKEND_ROCM:
-		return (double)CR_RESERVE_ROCM_BYTES;
-	case CR_BACKEND_VULKAN:
-		return (double)CR_RESERVE_VULKAN_BYTES;
-	default:
-		return DISCRETE_RUNTIME_BYTES;
-	}
+	return (unsigned)d->backend < CR_BACKEND_COUNT ? (double)reserve_bytes[d->backend] : DISCRETE_RUNTIME_BYTES;
 }
 
 static void rig_tiers(const cr_rig *r, tiers *t)
