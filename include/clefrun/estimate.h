@@ -61,6 +61,11 @@ typedef enum cr_split {
 	CR_SPLIT_TENSOR     /**< tensor parallel (vLLM, llama.cpp -sm row): every GPU reads a slice of every layer at once */
 } cr_split;
 
+/** Most accelerators the per-device breakdown lists (llama.cpp's
+ *  LLAMA_MAX_DEVICES is 16: src/llama-model.h via ggml's GGML_CUDA_MAX_DEVICES).
+ *  A rig with more lists none and is judged on its pooled memory. */
+#define CR_MAX_GPUS 16
+
 /** What the tier is judged on. */
 typedef enum cr_workload {
 	CR_WORKLOAD_CHAT = 0, /**< decode tokens/s (the seeds' 20 / 8 t/s thresholds) */
@@ -100,6 +105,12 @@ typedef struct cr_estimate_opts {
 					   (cr_vision_use.device_bytes: weights + compute); 0 none */
 	uint64_t mmproj_host_bytes;   /**< its bytes in system RAM (cr_vision_use.host_bytes); on a rig
 					   without accelerators both parts are system RAM */
+	/** llama.cpp --tensor-split: the layer split's proportion per accelerator,
+	 *  in the rig's device order (n_tensor_split entries, each >= 0, not all 0;
+	 *  missing entries are 0). n_tensor_split 0: llama.cpp's default, each
+	 *  accelerator in proportion to its free memory (cr_gpu_use.split). */
+	double tensor_split[CR_MAX_GPUS];
+	unsigned n_tensor_split;
 } cr_estimate_opts;
 
 /** cr_estimate_opts.depth: decode with the whole context in the cache (the default). */
@@ -113,6 +124,21 @@ typedef struct cr_estimate_opts {
  *  workspace, driver reservation (design.md 0.3-0.8 GB; one logged case 770 MiB,
  *  calibration/measured_memory.md §3). */
 #define CR_DISCRETE_RUNTIME_BYTES (512ull << 20)
+/** The runtime reserve per discrete device, per backend: memory the runtime
+ *  takes that no llama.cpp buffer line prints. The same 512 MiB for every
+ *  backend today, for want of evidence that tells them apart (the sources of
+ *  CR_DISCRETE_RUNTIME_BYTES; docs/methodology.md "Runtime reserve"):
+ *  CUDA: the context and cuBLAS workspace; ROCm: the HIP context and hipBLAS
+ *  workspace; Vulkan: the instance and the driver's reservation. Unified
+ *  memory (Metal, integrated GPUs) has none: its usable_fraction (Metal's
+ *  recommendedMaxWorkingSetSize) covers it. */
+#define CR_RESERVE_CUDA_BYTES CR_DISCRETE_RUNTIME_BYTES
+#define CR_RESERVE_ROCM_BYTES CR_DISCRETE_RUNTIME_BYTES
+#define CR_RESERVE_VULKAN_BYTES CR_DISCRETE_RUNTIME_BYTES
+/** llama.cpp's pipeline parallelism keeps this many copies of every graph
+ *  input on each device (ggml/src/ggml-backend.cpp GGML_SCHED_MAX_COPIES,
+ *  sched->n_copies = parallel ? GGML_SCHED_MAX_COPIES : 1). */
+#define CR_SCHED_MAX_COPIES 4u
 /** Smallest context worth calling a fit: one default micro-batch (n_ubatch). */
 #define CR_MIN_FIT_CTX 512u
 /** Default prompt for time-to-decision. */
@@ -158,10 +184,39 @@ typedef struct cr_device_use {
 	double layers_per_device;  /**< repeating layers held by each device (fractional for shares) */
 } cr_device_use;
 
+/** Bytes on one accelerator of a layer split over several (cr_estimate.gpus),
+ *  as llama.cpp places them (src/llama-model.cpp load_tensors). */
+typedef struct cr_gpu_use {
+	unsigned group;            /**< the rig's device group it belongs to */
+	double split;              /**< its share of the layer split, 0..1 */
+	uint32_t layers;           /**< repeating layers it holds */
+	bool output_layer;         /**< it holds the output layer (the last device with layers) */
+	uint64_t weights_bytes;    /**< its model buffer */
+	uint64_t kv_bytes;         /**< KV cache and recurrent state of its layers */
+	uint64_t compute_bytes;    /**< its compute buffer (pipeline copies included) */
+	uint64_t other_bytes;      /**< the first device only: op offload's weight copy, a vision
+				        projector, Metal's mapped extra */
+	uint64_t reserve_bytes;    /**< runtime reserve (CR_RESERVE_*_BYTES) */
+	uint64_t total_bytes;      /**< the sum of the above */
+	uint64_t usable_bytes;     /**< memory the runtime may use on it */
+} cr_gpu_use;
+
 /** The result of one estimate. */
 typedef struct cr_estimate {
 	cr_memory memory;          /**< at the requested context */
 	cr_device_use devices[CR_MAX_DEVICE_GROUPS]; /**< per device group of the rig */
+	/** Per accelerator, in the rig's order, when a layer split spreads the
+	 *  model over several (n_gpus >= 2: CR_SPLIT_LAYER on a rig with 2 to
+	 *  CR_MAX_GPUS accelerators); n_gpus 0 otherwise. The rig fits only if
+	 *  every one does; limiting_gpu is the one with the least room left. */
+	cr_gpu_use gpus[CR_MAX_GPUS];
+	unsigned n_gpus;
+	unsigned limiting_gpu;
+	bool pipeline_parallel;    /**< llama.cpp runs the split with pipeline parallelism
+				        (CR_SCHED_MAX_COPIES copies of the graph inputs) */
+	uint64_t host_compute_bytes; /**< the host compute buffer beside them (CUDA_Host ...):
+					  the F32 attention masks and the input embeddings of a
+					  micro-batch; reported, not part of any total */
 	uint32_t context;          /**< the requested context */
 	uint32_t kv_cells_full;    /**< cells of a full-attention layer (n_ctx padded to 256) */
 	uint32_t kv_cells_swa;     /**< cells of a sliding-window layer (0 if none) */

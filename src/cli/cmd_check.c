@@ -6,6 +6,7 @@
  * every matching catalog rig, grouped as the seed pages' "which GPUs can run
  * it" (cr_decide_group).
  */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,7 @@ typedef struct check_cfg {
 	int engine;                /* --engine: a cr_engine */
 	bool n_seq_given, ubatch_given, unified_given, fa_given, kv_given, kv_k_given, kv_v_given;
 	bool gpu_layers_given;
+	const char *tensor_split;  /* --tensor-split A,B,...: parsed into opts.tensor_split */
 	cli_globals g;
 	cr_kv_profile kv;          /* at the first rig's options: the heading's KV facts */
 	bool grouped;              /* a --rig selector: rows grouped by cr_decide_group */
@@ -105,6 +107,10 @@ static const cli_opt_spec check_opts[] = {
 	  .help = "on, off or auto (default auto, resolved as llama.cpp does)" },
 	CLI_O_MEMORY_SEEN(check_cfg, opts, ubatch_given, n_seq_given, unified_given),
 	{ CLI_O_SPLIT(check_cfg, opts.split) },
+	{ .type = CLI_T_STRING, .name = "tensor-split", .meta = "A,B,...", .off = offsetof(check_cfg, tensor_split),
+	  .flags = CLI_F_ONCE,
+	  .help = "the layer split's proportion per GPU, in the rig's order (llama.cpp --tensor-split; "
+		  "default: each GPU's free memory)" },
 	{ CLI_O_GPU_LAYERS(check_cfg, opts.gpu_layers), .seen = CLI_AT(check_cfg, gpu_layers_given) },
 	{ CLI_O_CPU_MOE(check_cfg, opts.cpu_moe) },
 	{ CLI_O_N_CPU_MOE(check_cfg, opts.n_cpu_moe) },
@@ -133,9 +139,57 @@ static const cli_command check_cmd = {
 	.name = "clefrun check", .usage = check_usage, .summary = check_summary, .opts = check_opts
 };
 
+/* --tensor-split A,B,...: llama.cpp's proportions per device (common/arg.cpp
+ * splits the list at ',' and reads each entry with std::stof); at most
+ * CR_MAX_GPUS numbers >= 0, not all 0. */
+static int parse_tensor_split(const char *s, cr_estimate_opts *o)
+{
+	cli_clipbuf cb;
+	const char *p = s;
+	double sum = 0;
+
+	o->n_tensor_split = 0;
+	for (;;) {
+		char *end = NULL;
+		double v;
+
+		errno = 0;
+		v = strtod(p, &end);
+		if (end == p || *p == ' ' || *p == '+' || *p == '-' || errno || !isfinite(v) || v < 0 ||
+		    (*end != ',' && *end != '\0')) {
+			fprintf(stderr, "clefrun: --tensor-split: expected numbers >= 0 separated by commas (\"3,1\"), got '%s'\n",
+				cli_safe(cli_clip(s, &cb)));
+			return EXIT_USAGE;
+		}
+		if (o->n_tensor_split == CR_MAX_GPUS) {
+			fprintf(stderr, "clefrun: --tensor-split: more than %d proportions, got '%s'\n", CR_MAX_GPUS,
+				cli_safe(cli_clip(s, &cb)));
+			return EXIT_USAGE;
+		}
+		o->tensor_split[o->n_tensor_split++] = v;
+		sum += v;
+		if (*end == '\0')
+			break;
+		p = end + 1;
+	}
+	if (!(sum > 0)) {
+		fprintf(stderr, "clefrun: --tensor-split: every proportion is 0, got '%s'\n", cli_safe(cli_clip(s, &cb)));
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 static int parse_args(check_cfg *c, int argc, char **argv)
 {
-	return cli_parse(&check_cmd, argc, argv, c);
+	int rc = cli_parse(&check_cmd, argc, argv, c);
+
+	if (rc == 0 && c->tensor_split && c->opts.split == CR_SPLIT_TENSOR) {
+		fprintf(stderr, "clefrun: --tensor-split applies to --split layer; clefrun models --split tensor as even slices\n");
+		return EXIT_USAGE;
+	}
+	if (rc == 0 && c->tensor_split)
+		rc = parse_tensor_split(c->tensor_split, &c->opts);
+	return rc;
 }
 
 static void layout_text(const cr_model *m, char *buf, size_t cap)
@@ -386,6 +440,51 @@ static int print_json(const check_cfg *c, const cr_model *m, const row *rows, in
 	return EXIT_OK_;
 }
 
+/* --explain on a rig with several GPUs: one line per device of the layer
+ * split (cr_estimate.gpus) and the one that limits. */
+static void explain_devices(const row *r, FILE *f)
+{
+	const cr_estimate *e = &r->est;
+	char a[32], b[32], c[32], d[32], x[32], t[32], u[32];
+
+	if (e->n_gpus < 2)
+		return;
+	fprintf(f, "  %-16s %14s  layer split %s%s; each device: model + KV + compute + other + reserve = total / usable\n",
+		"devices", "",
+		r->opts.n_tensor_split ? "by --tensor-split"
+		: r->opts.gpu_layers < 0 && e->offload_fraction > 0
+			? "filled per device with whole layers up to its margin (partial offload, as llama-server's fit)"
+			: "in proportion to free memory (usable less reserve)",
+		e->pipeline_parallel ? ", pipeline parallelism on (4 copies of the graph inputs)" : "");
+	for (unsigned i = 0; i < e->n_gpus; i++) {
+		const cr_gpu_use *g = &e->gpus[i];
+		char name[24];
+
+		snprintf(name, sizeof(name), "GPU%u", i);
+		cli_fmt_mem(a, sizeof(a), (double)g->weights_bytes);
+		cli_fmt_mem(b, sizeof(b), (double)g->kv_bytes);
+		cli_fmt_mem(c, sizeof(c), (double)g->compute_bytes);
+		cli_fmt_mem(x, sizeof(x), (double)g->other_bytes);
+		cli_fmt_mem(d, sizeof(d), (double)g->reserve_bytes);
+		cli_fmt_mem(t, sizeof(t), (double)g->total_bytes);
+		cli_fmt_mem(u, sizeof(u), (double)g->usable_bytes);
+		fprintf(f, "  %-16s %14s  %s: %.1f%% split, %u layers%s; %s + %s + %s + %s + %s = %s / %s\n", name, t,
+			cli_safe(r->rig->devices[g->group].name), g->split * 100.0, g->layers,
+			g->output_layer ? " + output" : "", a, b, c, x, d, t, u);
+	}
+	{
+		const cr_gpu_use *g = &e->gpus[e->limiting_gpu];
+		double left = (double)g->usable_bytes - (double)g->total_bytes;
+
+		cli_fmt_mem(a, sizeof(a), left < 0 ? -left : left);
+		fprintf(f, "  %-16s %14s  GPU%u (%s): %s %s; the rig fits only if every device does\n", "limiting device", "",
+			e->limiting_gpu, cli_safe(r->rig->devices[g->group].name), a, left < 0 ? "short" : "left");
+	}
+	cli_fmt_mem(a, sizeof(a), (double)e->host_compute_bytes);
+	fprintf(f, "  %-16s %14s  host compute buffer: F32 attention masks + input embeddings of a micro-batch (not in the totals)\n",
+		"host compute", a);
+}
+
 /* --explain in text: every term with its formula and source. */
 static void explain_text(const row *r, FILE *f)
 {
@@ -404,6 +503,7 @@ static void explain_text(const row *r, FILE *f)
 		fprintf(f, "  %-16s %14s  %s\n  %-16s %14s  [%s]\n", t->name, val, t->formula, "", "",
 			t->source);
 	}
+	explain_devices(r, f);
 	fprintf(f, "  %-16s %14s  %s\n", "basis", "", r->est.basis);
 	if (r->prof.engine != CR_ENGINE_LLAMACPP) {
 		fprintf(f, "  %s defaults:\n", cr_engine_name(r->prof.engine));
@@ -1020,6 +1120,18 @@ int cmd_check(const cli_globals *g, int argc, char **argv)
 		cli_vision_finish(&c.vision, &set.opts);
 		if (i == 0)
 			first = set.opts;
+		if (c.opts.n_tensor_split) {
+			unsigned n_gpu = 0;
+
+			for (unsigned dg = 0; dg < rigs[i]->n_devices; dg++)
+				n_gpu += rigs[i]->devices[dg].kind == CR_MEM_SYSTEM ? 0 : rigs[i]->devices[dg].count;
+			if (c.opts.n_tensor_split > n_gpu) {
+				fprintf(stderr, "clefrun: --tensor-split gives %u proportions; rig %s has %u GPU(s)\n",
+					c.opts.n_tensor_split, cli_safe(rigs[i]->id), n_gpu);
+				rc = EXIT_USAGE;
+				goto out;
+			}
+		}
 		for (int k = 0; k < (c.best_quant ? 1 : nv); k++) {
 			cr_estimate_opts o = set.opts;
 

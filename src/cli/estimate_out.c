@@ -57,6 +57,36 @@ void cli_json_memory_add(cJSON *o, const cr_memory *mm, bool with_available)
 	cJSON_AddNumberToObject(o, "host_bytes", (double)mm->host_bytes);
 }
 
+/* The devices of group @p g in a layer split over several GPUs
+ * (cr_estimate.gpus), each with its own figures. */
+static cJSON *gpus_json(const cr_estimate *e, unsigned g)
+{
+	cJSON *arr = cJSON_CreateArray();
+
+	for (unsigned i = 0; i < e->n_gpus; i++) {
+		const cr_gpu_use *u = &e->gpus[i];
+		cJSON *o;
+
+		if (u->group != g)
+			continue;
+		o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "index", i);
+		cJSON_AddNumberToObject(o, "split", round(u->split * 1e4) / 1e4);
+		cJSON_AddNumberToObject(o, "layers", u->layers);
+		cJSON_AddBoolToObject(o, "output_layer", u->output_layer);
+		cJSON_AddNumberToObject(o, "weights_bytes", (double)u->weights_bytes);
+		cJSON_AddNumberToObject(o, "kv_bytes", (double)u->kv_bytes);
+		cJSON_AddNumberToObject(o, "compute_bytes", (double)u->compute_bytes);
+		cJSON_AddNumberToObject(o, "other_bytes", (double)u->other_bytes);
+		cJSON_AddNumberToObject(o, "reserve_bytes", (double)u->reserve_bytes);
+		cJSON_AddNumberToObject(o, "total_bytes", (double)u->total_bytes);
+		cJSON_AddNumberToObject(o, "usable_bytes", (double)u->usable_bytes);
+		cJSON_AddBoolToObject(o, "limiting", i == e->limiting_gpu);
+		cJSON_AddItemToArray(arr, o);
+	}
+	return arr;
+}
+
 static cJSON *devices_json(const cr_rig *r, const cr_estimate *e)
 {
 	cJSON *arr = cJSON_CreateArray();
@@ -71,6 +101,8 @@ static cJSON *devices_json(const cr_rig *r, const cr_estimate *e)
 		cJSON_AddNumberToObject(o, "bytes_per_device", (double)e->devices[g].bytes_per_device);
 		cJSON_AddNumberToObject(o, "usable_bytes_per_device", (double)e->devices[g].usable_per_device);
 		cJSON_AddNumberToObject(o, "layers_per_device", round(e->devices[g].layers_per_device * 100) / 100);
+		if (e->n_gpus >= 2 && d->kind != CR_MEM_SYSTEM)
+			cJSON_AddItemToObject(o, "per_device", gpus_json(e, g));
 		cJSON_AddItemToArray(arr, o);
 	}
 	return arr;
@@ -108,6 +140,18 @@ void cli_json_estimate(cJSON *o, const cr_rig *rig, const cr_estimate *e, const 
 	cJSON_AddNumberToObject(o, "offload_fraction", round(e->offload_fraction * 1e4) / 1e4);
 	cJSON_AddNumberToObject(o, "gpu_layers", e->gpu_layers);
 	cJSON_AddItemToObject(o, "devices", devices_json(rig, e));
+	if (e->n_gpus >= 2) {
+		/* Only for a layer split over several GPUs: single-device
+		 * outputs keep their keys. */
+		cJSON *sp = cJSON_AddObjectToObject(o, "split");
+
+		if (sp) {
+			cJSON_AddNumberToObject(sp, "devices", e->n_gpus);
+			cJSON_AddNumberToObject(sp, "limiting_device", e->limiting_gpu);
+			cJSON_AddBoolToObject(sp, "pipeline_parallel", e->pipeline_parallel);
+			cJSON_AddNumberToObject(sp, "host_compute_bytes", (double)e->host_compute_bytes);
+		}
+	}
 	cJSON_AddBoolToObject(o, "flash_attn", e->flash_attn);
 	cli_json_rate(o, "decode_tokens_per_s", e->decode_tokens_per_s, 100);
 	cli_json_rate(o, "decode_tokens_per_s_low", e->decode_tokens_per_s_low, 100);

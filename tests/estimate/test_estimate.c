@@ -874,10 +874,16 @@ static void check_boundary(const char *mid, const char *qid, const cr_rig *r)
 	assert_true(e.fits);
 	assert_int_equal(e.max_context, max); /* independent of the request */
 	assert_true(e.memory.device_bytes <= e.memory.available_bytes);
+	for (unsigned i = 0; i < e.n_gpus; i++)
+		assert_true(e.gpus[i].total_bytes <= e.gpus[i].usable_bytes);
 	e = run_ctx(mid, qid, r, max + 256);
 	assert_false(e.fits);
 	assert_int_equal(e.tier, CR_TIER_TIGHT);
-	assert_true(e.memory.device_bytes > e.memory.available_bytes);
+	if (e.n_gpus)
+		/* Several GPUs: the limiting one overflows, whatever the pool says. */
+		assert_true(e.gpus[e.limiting_gpu].total_bytes > e.gpus[e.limiting_gpu].usable_bytes);
+	else
+		assert_true(e.memory.device_bytes > e.memory.available_bytes);
 	assert_int_equal(e.max_context, max);
 }
 
@@ -1272,18 +1278,189 @@ static void test_multi_device(void **state)
 	e2 = run_ctx("llama-3.1-8b", "Q4_K_M", &two, 8192);
 	es = run_ctx("llama-3.1-8b", "Q4_K_M", &split, 8192);
 	assert_int_equal(e2.memory.available_bytes, 2 * 24 * 1073741824ull);
-	assert_int_equal(e2.memory.compute_bytes, 2 * e1.memory.compute_bytes);
+	/* The output layer's device has the single card's compute buffer, the
+	 * other one without the logits; both 3 more copies of their inputs
+	 * (test_split_two_gpus has the figures). */
+	assert_int_equal(e1.n_gpus, 0);
+	assert_int_equal(e2.n_gpus, 2);
+	assert_int_equal(e2.gpus[1].compute_bytes, e1.memory.compute_bytes + (uint64_t)(48 * MIB));
+	assert_int_equal(e2.memory.compute_bytes, e2.gpus[0].compute_bytes + e2.gpus[1].compute_bytes);
 	assert_int_equal(e2.memory.overhead_bytes, 2 * e1.memory.overhead_bytes);
 	assert_int_equal(e2.memory.kv_bytes, e1.memory.kv_bytes);
 	assert_int_equal(e2.memory.weights_bytes, e1.memory.weights_bytes);
-	/* Each card holds half the layers plus its own buffers. */
-	assert_close(2.0 * e2.devices[0].bytes_per_device, e2.memory.device_bytes, 4);
+	/* The group's figure is its fullest card. */
+	assert_int_equal(e2.devices[0].bytes_per_device,
+			 e2.gpus[0].total_bytes > e2.gpus[1].total_bytes ? e2.gpus[0].total_bytes : e2.gpus[1].total_bytes);
+	assert_close((double)(e2.gpus[0].total_bytes + e2.gpus[1].total_bytes), e2.memory.device_bytes, 4);
 	assert_int_equal(e2.devices[0].usable_per_device, 24 * 1073741824ull);
 	/* Two groups of one card are two cards. */
 	assert_memory_equal(&es.memory, &e2.memory, sizeof(es.memory));
 	assert_true(es.decode_tokens_per_s == e2.decode_tokens_per_s);
 	/* Layer split runs the cards in turn: no doubling of bandwidth. */
 	assert_true(e2.decode_tokens_per_s < 1.5 * e1.decode_tokens_per_s);
+}
+
+/* ---- the layer split over several GPUs (split_gpus) ----------------------------------- */
+
+#define MIB_U 1048576ull
+
+/* Llama-3.1-8B at 8192 tokens, ubatch 512, flash attention on, F16 KV, by hand:
+ *  - KV: 8 KV heads x 128 x 2 B = 2048 B for K and as much for V per cell and
+ *    layer; x 8192 cells = 32 MiB per layer.
+ *  - compute: row = 512 tokens x 4 B = 2048 B; the F16 mask 8192 x 512 x 2 B
+ *    = 8 MiB; hidden rows 2048 x 4096 = 8 MiB. FFN peak = 8 + 2048 x (3 x
+ *    14336 + 4 x 4096) B = 8 + 116 = 124 MiB; attention = 8 + 6 x 8 = 56 MiB;
+ *    output end = 128256 x 2048 B + 2 x 8 MiB = 250.5 + 16 = 266.5 MiB.
+ *    Without the output layer 124 MiB, with it 266.5 MiB; pipeline
+ *    parallelism adds 3 x (8 MiB mask + 8 MiB hidden state) = 48 MiB to each.
+ *  - weights: W the preset's bytes; the token table emb = vocab x hidden x
+ *    W / params stays on the host; the output weight out = vocab x hidden x
+ *    max(W / params, Q6_K's 6.5625 / 8); a layer lw = (W - emb - out) / 32.
+ * Two 24 GiB cards: free memory 24 GiB - 512 MiB each, split points 0.5 and
+ * 1; 33 slots (32 layers + the output layer): layer il goes to card 0 while
+ * il / 33 < 0.5, so card 0 holds layers 0-16 (17), card 1 layers 17-31 (15)
+ * and the output layer. */
+static void test_split_two_gpus(void **state)
+{
+	const cr_model *m = ts_model("llama-3.1-8b");
+	const cr_quant *q = ts_quant("Q4_K_M");
+	cr_rig r = gpu_rig(24, 1008, 2);
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_estimate e;
+	double w, emb, out, lw, bpw;
+
+	(void)state;
+	e = run(m, q, &r, &o);
+	w = (double)cr_estimate_weights_bytes(m, q, &o);
+	bpw = w / (double)m->params;
+	emb = (double)m->vocab * m->hidden * bpw;
+	out = (double)m->vocab * m->hidden * (bpw > 6.5625 / 8 ? bpw : 6.5625 / 8);
+	lw = (w - emb - out) / 32;
+	assert_int_equal(e.n_gpus, 2);
+	assert_true(e.pipeline_parallel);
+	assert_int_equal(e.gpus[0].layers, 17);
+	assert_int_equal(e.gpus[1].layers, 15);
+	assert_false(e.gpus[0].output_layer);
+	assert_true(e.gpus[1].output_layer);
+	assert_true(fabs(e.gpus[0].split - 0.5) < 1e-9);
+	assert_int_equal(e.gpus[0].kv_bytes, 17 * 32 * MIB_U);
+	assert_int_equal(e.gpus[1].kv_bytes, 15 * 32 * MIB_U);
+	assert_int_equal(e.gpus[0].compute_bytes, 124 * MIB_U + 48 * MIB_U);
+	assert_int_equal(e.gpus[1].compute_bytes, (uint64_t)(266.5 * MIB) + 48 * MIB_U);
+	assert_close((double)e.gpus[0].weights_bytes, 17 * lw, 17);
+	assert_close((double)e.gpus[1].weights_bytes, 15 * lw + out, 17);
+	assert_int_equal(e.gpus[0].reserve_bytes, CR_RESERVE_CUDA_BYTES);
+	assert_int_equal(e.gpus[1].total_bytes, e.gpus[1].weights_bytes + e.gpus[1].kv_bytes +
+							e.gpus[1].compute_bytes + e.gpus[1].reserve_bytes);
+	/* Card 0 has more layers but no output layer: 17 lw + 544 + 172 MiB
+	 * against 15 lw + out + 480 + 314.5 MiB; out (0.40 GB) is more than 2
+	 * lw (0.23 GB each), so card 1 is the fuller one. */
+	assert_true(e.gpus[1].total_bytes > e.gpus[0].total_bytes);
+	assert_int_equal(e.limiting_gpu, 1);
+	/* The host compute buffer: F32 mask 8192 x 512 x 4 B = 16 MiB + input
+	 * embeddings 4096 x 512 x 4 B = 8 MiB. */
+	assert_int_equal(e.host_compute_bytes, 24 * MIB_U);
+	/* --tensor-split 1,3: split point 0.25; il / 33 < 0.25 for il <= 8. */
+	o.tensor_split[0] = 1;
+	o.tensor_split[1] = 3;
+	o.n_tensor_split = 2;
+	e = run(m, q, &r, &o);
+	assert_int_equal(e.gpus[0].layers, 9);
+	assert_int_equal(e.gpus[1].layers, 23);
+	assert_int_equal(e.gpus[1].kv_bytes, 23 * 32 * MIB_U);
+	assert_true(fabs(e.gpus[1].split - 0.75) < 1e-9);
+}
+
+/* An unequal pair: a 24 GiB and an 8 GiB card (two groups). Free memory
+ * 24064 and 7680 MiB: split point 24064 / 31744 = 0.75806; il / 33 <
+ * 0.75806 for il <= 25, so card 0 holds 26 layers (832 MiB of KV), card 1
+ * the other 6 (192 MiB) and the output layer. */
+static void test_split_unequal(void **state)
+{
+	const cr_model *m = ts_model("llama-3.1-8b");
+	const cr_quant *q = ts_quant("Q4_K_M");
+	cr_rig r = gpu_rig(24, 1008, 1);
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_estimate e;
+	cr_error err = CR_ERROR_INIT;
+
+	(void)state;
+	r.devices[1] = gpu_device(8, 448, 1);
+	r.n_devices = 2;
+	e = run(m, q, &r, &o);
+	assert_int_equal(e.n_gpus, 2);
+	assert_int_equal(e.gpus[0].group, 0);
+	assert_int_equal(e.gpus[1].group, 1);
+	assert_int_equal(e.gpus[0].layers, 26);
+	assert_int_equal(e.gpus[1].layers, 6);
+	assert_true(e.gpus[1].output_layer);
+	assert_int_equal(e.gpus[0].kv_bytes, 26 * 32 * MIB_U);
+	assert_int_equal(e.gpus[1].kv_bytes, 6 * 32 * MIB_U);
+	assert_int_equal(e.gpus[1].usable_bytes, 8 * 1024 * MIB_U);
+	assert_true(e.fits);
+	/* Everything on the small card (--tensor-split 0,1): it cannot hold the
+	 * model, while the pool of 32 GiB could; the rig does not fit, and the
+	 * small card is the limit. */
+	o.tensor_split[0] = 0;
+	o.tensor_split[1] = 1;
+	o.n_tensor_split = 2;
+	o.n_ctx = 131072;
+	e = run(m, q, &r, &o);
+	assert_int_equal(e.gpus[0].layers, 0);
+	assert_int_equal(e.gpus[0].compute_bytes, 0);
+	assert_int_equal(e.gpus[1].layers, 32);
+	assert_false(e.fits);
+	assert_int_equal(e.limiting_gpu, 1);
+	assert_true(e.gpus[1].total_bytes > e.gpus[1].usable_bytes);
+	assert_true(e.memory.device_bytes < e.memory.available_bytes);
+	assert_true(e.max_context > 0 && e.max_context < 131072);
+	/* A bad split is refused in the estimator's terms. */
+	o.n_tensor_split = 3;
+	assert_int_equal(cr_estimate_run(m, q, &r, &o, &e, &err), CR_ERR_INVALID);
+	assert_non_null(strstr(err.message, "tensor split of 3"));
+	o.n_tensor_split = 2;
+	o.tensor_split[1] = 0;
+	assert_int_equal(cr_estimate_run(m, q, &r, &o, &e, &err), CR_ERR_INVALID);
+	o.tensor_split[1] = -1;
+	assert_int_equal(cr_estimate_run(m, q, &r, &o, &e, &err), CR_ERR_INVALID);
+}
+
+/* Per layer kind: the devices' KV adds up to the model's, sliding layers at
+ * their window's cells and recurrent layers with their state; --cpu-moe is a
+ * tensor override, which turns pipeline parallelism off. */
+static void test_split_layer_kinds(void **state)
+{
+	static const char *const ids[] = { "gemma-3-27b", "qwen3.5-27b", "qwen3-30b-a3b" };
+	cr_rig r = gpu_rig(48, 1000, 4);
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+
+	(void)state;
+	for (size_t i = 0; i < UNIT_ARRAY_LEN(ids); i++) {
+		cr_estimate e = run(ts_model(ids[i]), ts_quant("Q4_K_M"), &r, &o);
+		uint64_t kv = 0;
+		uint32_t layers = 0;
+		unsigned outs = 0;
+
+		assert_int_equal(e.n_gpus, 4);
+		for (unsigned g = 0; g < 4; g++) {
+			kv += e.gpus[g].kv_bytes;
+			layers += e.gpus[g].layers;
+			outs += e.gpus[g].output_layer;
+		}
+		assert_int_equal(kv, e.memory.kv_bytes + e.memory.state_bytes);
+		assert_int_equal(layers, ts_model(ids[i])->n_layers);
+		assert_int_equal(outs, 1);
+		assert_true(e.gpus[3].output_layer);
+	}
+	r.devices[1] = ram_device(128, 100);
+	r.n_devices = 2;
+	o.cpu_moe = true;
+	{
+		cr_estimate e = run(ts_model("qwen3-30b-a3b"), ts_quant("Q4_K_M"), &r, &o);
+
+		assert_int_equal(e.n_gpus, 4);
+		assert_false(e.pipeline_parallel);
+	}
 }
 
 /* Tensor parallel reads every layer on both cards at once. */
@@ -1941,6 +2118,9 @@ int main(void)
 		cmocka_unit_test(test_decode_layers_and_memory),
 		cmocka_unit_test(test_speed_confidence),
 		cmocka_unit_test(test_multi_device),
+		cmocka_unit_test(test_split_two_gpus),
+		cmocka_unit_test(test_split_unequal),
+		cmocka_unit_test(test_split_layer_kinds),
 		cmocka_unit_test(test_tensor_split),
 		cmocka_unit_test(test_partial_offload),
 		cmocka_unit_test(test_embedding_model),

@@ -290,7 +290,7 @@ uint64_t cr_estimate_weights_bytes(const cr_model *m, const cr_quant *q,
  *    other activations (3.0 MiB on a 256-wide model, 44-52 MiB on 4096-wide
  *    ones). n_kv is the cells of the largest layer's cache. */
 static double compute_buffer(const cr_model *m, const profile *pf, const cr_estimate_opts *o,
-			     double *ffn_peak)
+			     double *ffn_peak, double *body_peak)
 {
 	double ub = ubatch(o), row = ub * 4.0; /* one F32 value per token of the micro-batch */
 	double act = row * m->hidden;
@@ -328,6 +328,9 @@ static double compute_buffer(const cr_model *m, const profile *pf, const cr_esti
 	 * keeps the mask there too, an over-estimate of at most the mask. */
 	if (o->flash_attn && pf->state_bytes && pf->has_full)
 		logits += mask;
+	/* A device of a layer split that does not hold the output layer has
+	 * no output end: its buffer is the larger of the other two peaks. */
+	*body_peak = attn > ffn ? attn : ffn;
 	if (attn > logits)
 		logits = attn;
 	*ffn_peak = ffn;
@@ -345,6 +348,7 @@ typedef struct tiers {
 	bool has_sys;
 	bool maps_file;     /* a Metal accelerator: the model buffer maps the file (below) */
 	double mapped_extra;/* what that mapping holds beyond the offloaded tensors */
+	const cr_rig *rig;  /* the rig, for the per-device layer split (split_gpus) */
 } tiers;
 
 static double device_usable(const cr_device *d)
@@ -352,14 +356,27 @@ static double device_usable(const cr_device *d)
 	return d->memory_gib * GIB * d->usable_fraction;
 }
 
+/* The runtime reserve of one device: CR_RESERVE_<backend>_BYTES for a
+ * discrete one (estimate.h gives their sources), none for unified memory. */
+static const uint64_t reserve_bytes[CR_BACKEND_COUNT] = {
+	[CR_BACKEND_CUDA] = CR_RESERVE_CUDA_BYTES,
+	[CR_BACKEND_METAL] = CR_DISCRETE_RUNTIME_BYTES, /* no discrete Metal device exists */
+	[CR_BACKEND_ROCM] = CR_RESERVE_ROCM_BYTES,
+	[CR_BACKEND_VULKAN] = CR_RESERVE_VULKAN_BYTES,
+	[CR_BACKEND_CPU] = CR_DISCRETE_RUNTIME_BYTES,
+};
+
 static double device_overhead(const cr_device *d)
 {
-	return d->kind == CR_MEM_DISCRETE ? DISCRETE_RUNTIME_BYTES : 0;
+	if (d->kind != CR_MEM_DISCRETE)
+		return 0;
+	return (unsigned)d->backend < CR_BACKEND_COUNT ? (double)reserve_bytes[d->backend] : DISCRETE_RUNTIME_BYTES;
 }
 
 static void rig_tiers(const cr_rig *r, tiers *t)
 {
 	memset(t, 0, sizeof(*t));
+	t->rig = r;
 	for (unsigned g = 0; g < r->n_devices; g++) {
 		const cr_device *d = &r->devices[g];
 		double usable = d->count * device_usable(d);
@@ -546,7 +563,215 @@ typedef struct plan {
 	double out_moved;   /* output-layer weight bytes moved to RAM with the layers (below) */
 	double mapped;      /* Metal: file bytes mapped beyond the offloaded tensors (tiers) */
 	double free_bytes;  /* left on the limiting tier */
+	cr_gpu_use gpus[CR_MAX_GPUS]; /* the layer split over several accelerators (split_gpus) */
+	unsigned n_gpus;
+	unsigned limiting_gpu;
+	bool pipeline;      /* llama.cpp's pipeline parallelism is on */
+	bool filled;        /* partial offload over several GPUs: layers per device from fill[] */
+	uint32_t fill[CR_MAX_GPUS];
+	double host_compute;/* the host compute buffer (host_compute_bytes) */
 } plan;
+
+/* The host compute buffer beside the GPUs' (CUDA_Host, ROCm_Host,
+ * Vulkan_Host): the graph inputs the scheduler keeps on the CPU backend, the
+ * F32 attention mask of each cache (n_kv x n_ubatch x 4 B; flash attention
+ * casts it to F16 on the device) and the token embeddings that get_rows reads
+ * from the host-side table (n_embd x n_ubatch x 4 B). Logged: Qwen3-30B-A3B,
+ * 16k, ubatch 512: CUDA_Host 36.01 MiB = 32 + 4; Qwen3-235B-A22B, 32k, flash
+ * attention: 72.01 = 64 + 8 (bench/data/gpu_memory_logs.csv rows 6 and 2). */
+static double host_compute_buffer(const cr_model *m, const profile *pf, const cr_estimate_opts *o)
+{
+	double ub = ubatch(o), rows = ub * 4.0;
+	double full = pf->has_full ? (double)cells_full_stream(o) : 0;
+	double swa = m->window && pf->swa_cell_bytes ? (double)cells_swa_stream(m, o) : 0;
+
+	return (full + swa + m->hidden) * rows;
+}
+
+/*
+ * The layer split over several accelerators, as llama.cpp places it
+ * (src/llama-model.cpp, llama_model::load_tensors): the split points are the
+ * cumulative, normalised --tensor-split proportions, by default each
+ * device's free memory (ggml_backend_dev_memory; here its usable memory
+ * less its runtime reserve); with n_gpu_layers N, i_gpu_start = n_layer + 1
+ * - N and act_gpu_layers = min(N, n_layer + 1), and layer il (the output
+ * layer is il = n_layer) goes to the first device whose split point is
+ * above (il - i_gpu_start) / act_gpu_layers (std::upper_bound, in float as
+ * there). So the output layer sits on the last device that holds layers,
+ * and only when every repeating layer is offloaded; the token table stays on
+ * the host (dev_input is the CPU). Each layer's KV cache and recurrent state
+ * live on its layer's device (src/llama-kv-cache.cpp: model.dev_layer(il)),
+ * a full-attention layer with cells_full cells, a sliding one with cells_swa.
+ *
+ * Compute buffers (ggml-backend.cpp's scheduler: one per backend, sized by
+ * the graph part that runs there): the device with the output layer holds
+ * compute_buffer's full peak, the others the larger of the attention and FFN
+ * peaks (compute_buffer's body_peak). Pipeline parallelism (llama-context.cpp,
+ * llama_context::llama_context: on with several devices, every layer
+ * offloaded, layer split, KV offloaded and no tensor override, which
+ * --cpu-moe and --n-cpu-moe are) makes the scheduler keep
+ * CR_SCHED_MAX_COPIES copies of each split's inputs (ggml-backend.cpp
+ * ggml_backend_sched_split_graph): the attention masks, n_kv x n_ubatch at
+ * the device's mask type, and the hidden state handed over from the previous
+ * device, n_embd x n_ubatch x 4 B; the extra copies are added to each
+ * device (unslothai/unsloth#7637 measured the mask's 4x per device at 1M
+ * context). The first device also takes op offload's weight copy, a vision
+ * projector and Metal's mapped extra (fill_devices did the same).
+ */
+/*
+ * Partial offload over several GPUs (the accelerators cannot hold every
+ * layer, and neither --gpu-layers nor --tensor-split is given): llama.cpp's
+ * fit (common/common.h fit_params: llama-server's default) fills each device
+ * in turn with whole layers up to its free-memory margin and sets the
+ * tensor split to match. Each device's room: usable less its reserve, the
+ * margin (headroom), its compute buffer and, on the first, op offload's copy
+ * and a vision projector; a layer costs its weights, KV and state. The GPU
+ * layers are then the sum, at most what the pooled rule gave; p->f follows.
+ */
+static void fill_gpus(const cr_model *m, const cr_estimate_opts *o, const tiers *t, double body,
+		      double first_extra, plan *p)
+{
+	const cr_rig *r = t->rig;
+	double per_layer = p->layer_bytes / m->n_layers;
+	uint32_t total = 0, want = (uint32_t)((1.0 - p->f) * m->n_layers + 0.5);
+	unsigned n = 0;
+
+	p->filled = false;
+	if (!r || t->n_acc < 2 || t->n_acc > CR_MAX_GPUS || o->split != CR_SPLIT_LAYER || o->gpu_layers >= 0 ||
+	    o->n_tensor_split || !(p->f > 0) || !(per_layer > 0))
+		return;
+	for (unsigned g = 0; g < r->n_devices; g++) {
+		const cr_device *d = &r->devices[g];
+
+		if (d->kind == CR_MEM_SYSTEM)
+			continue;
+		for (uint32_t c = 0; c < d->count && n < CR_MAX_GPUS; c++, n++) {
+			double room = device_usable(d) - device_overhead(d) - (double)o->headroom_bytes - body -
+				      (n == 0 ? first_extra : 0);
+			uint32_t k = room > 0 ? (uint32_t)(room / per_layer) : 0;
+
+			if (k > want - total)
+				k = want - total;
+			p->fill[n] = k;
+			total += k;
+		}
+	}
+	if (!total)
+		return; /* nothing on the GPUs: the proportional split of 0 layers */
+	p->filled = true;
+	p->f = 1.0 - (double)total / m->n_layers;
+}
+
+static void split_gpus(const cr_model *m, const cr_estimate_opts *o, double weights, const tiers *t,
+		       double dev_w, double emb, double compute, double body, plan *p)
+{
+	const cr_rig *r = t->rig;
+	float splits[CR_MAX_GPUS];
+	double sum = 0, out_w, lw, state_layer = 0, ub = ubatch(o), mask_bpe = o->flash_attn ? 2.0 : 4.0;
+	uint32_t n_layer = m->n_layers, ngl, start, act, n_rec = cr_model_count_layers(m, CR_LAYER_RECURRENT);
+	uint32_t cf = cells_full(o), cs = m->window ? cells_swa(m, o) : 0;
+	unsigned n = 0;
+	bool full_on[CR_MAX_GPUS] = { false }, swa_on[CR_MAX_GPUS] = { false };
+
+	p->n_gpus = 0;
+	if (!r || t->n_acc < 2 || t->n_acc > CR_MAX_GPUS || o->split != CR_SPLIT_LAYER)
+		return;
+	memset(p->gpus, 0, sizeof(p->gpus));
+	for (unsigned g = 0; g < r->n_devices; g++) {
+		const cr_device *d = &r->devices[g];
+
+		if (d->kind == CR_MEM_SYSTEM)
+			continue;
+		for (uint32_t c = 0; c < d->count && n < CR_MAX_GPUS; c++, n++) {
+			double free_b = device_usable(d) - device_overhead(d);
+			double share = p->filled ? (double)p->fill[n]
+				     : o->n_tensor_split ? (n < o->n_tensor_split ? o->tensor_split[n] : 0)
+							 : (free_b > 0 ? free_b : 0);
+
+			p->gpus[n].group = g;
+			p->gpus[n].usable_bytes = (uint64_t)device_usable(d);
+			p->gpus[n].reserve_bytes = (uint64_t)device_overhead(d);
+			splits[n] = (float)share;
+			sum += share;
+		}
+	}
+	if (!(sum > 0))
+		return; /* validate() refuses an all-zero --tensor-split */
+	{
+		float acc = 0.0f;
+
+		for (unsigned i = 0; i < n; i++) {
+			acc += splits[i];
+			splits[i] = acc;
+		}
+		for (unsigned i = 0; i < n; i++)
+			p->gpus[i].split = (double)(splits[i] - (i ? splits[i - 1] : 0.0f)) / (double)acc;
+		for (unsigned i = 0; i < n; i++)
+			splits[i] /= acc;
+	}
+	/* Layers on the GPUs: all of them and the output layer (i_gpu_start 0,
+	 * act_gpu_layers n_layer + 1), or, with layers in RAM, the last
+	 * g = (1 - f) x n_layer and not the output layer (estimate.h gpu_layers;
+	 * i_gpu_start n_layer - g, act_gpu_layers g, as load_tensors had it
+	 * before it counted the output layer among n_gpu_layers). */
+	ngl = p->f > 0 ? (uint32_t)((1.0 - p->f) * n_layer + 0.5) : n_layer + 1;
+	if (ngl > n_layer + 1)
+		ngl = n_layer + 1;
+	start = p->f > 0 ? n_layer - (ngl < n_layer ? ngl : n_layer) : 0;
+	act = ngl;
+	out_w = m->tied_embeddings || m->task == CR_TASK_EMBEDDING ? emb : output_weight_bytes(m, weights);
+	if (out_w > dev_w - p->expert_sys)
+		out_w = dev_w - p->expert_sys;
+	lw = (dev_w - p->expert_sys - out_w) / n_layer;
+	if (n_rec)
+		state_layer = (double)cr_estimate_state_bytes(m, o) / n_rec;
+	for (uint32_t il = start; act && il <= n_layer && (il - start) < act; il++) {
+		float x = (float)(il - start) / (float)act;
+		unsigned dv = 0;
+		cr_gpu_use *u;
+
+		while (dv + 1 < n && !(splits[dv] > x))
+			dv++;
+		u = &p->gpus[dv];
+		if (il == n_layer) {
+			u->output_layer = true;
+			u->weights_bytes += (uint64_t)out_w;
+			continue;
+		}
+		u->layers++;
+		u->weights_bytes += (uint64_t)lw;
+		if (m->layer_kind[il] == CR_LAYER_RECURRENT) {
+			u->kv_bytes += (uint64_t)state_layer;
+		} else {
+			uint64_t cell = layer_cell_bytes(m, il, o);
+
+			u->kv_bytes += cell * (m->layer_kind[il] == CR_LAYER_SLIDING ? cs : cf);
+			if (cell && m->layer_kind[il] == CR_LAYER_SLIDING)
+				swa_on[dv] = true;
+			else if (cell)
+				full_on[dv] = true;
+		}
+	}
+	p->pipeline = p->f == 0 && p->expert_sys == 0 && (o->gpu_layers < 0 || (uint32_t)o->gpu_layers > n_layer) &&
+		      t->op_offload && !t->maps_file;
+	for (unsigned i = 0; i < n; i++) {
+		cr_gpu_use *u = &p->gpus[i];
+		double c = 0;
+
+		if (u->layers || u->output_layer) {
+			c = u->output_layer ? compute : body;
+			if (p->pipeline)
+				c += (CR_SCHED_MAX_COPIES - 1) *
+				     ((full_on[i] ? cells_full_stream(o) * ub * mask_bpe : 0) +
+				      (swa_on[i] ? cells_swa_stream(m, o) * ub * mask_bpe : 0) + ub * 4.0 * m->hidden);
+		}
+		u->compute_bytes = (uint64_t)c;
+		if (i == 0)
+			u->other_bytes = (uint64_t)(p->offload + p->mm_dev + p->mapped);
+		u->total_bytes = u->weights_bytes + u->kv_bytes + u->compute_bytes + u->other_bytes + u->reserve_bytes;
+	}
+	p->n_gpus = n;
+}
 
 static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_opts *o,
 		      double weights, const tiers *t, plan *p)
@@ -554,8 +779,8 @@ static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_op
 	double emb = embedding_bytes(m, weights);
 	double kv = (double)kv_bytes_at(m, pf, o, UINT64_MAX);
 	double state = (double)pf->state_bytes;
-	double ffn_peak;
-	double compute = compute_buffer(m, pf, o, &ffn_peak);
+	double ffn_peak, body_peak;
+	double compute = compute_buffer(m, pf, o, &ffn_peak, &body_peak);
 	double offload = op_offload_extra(m, o, weights, t, compute, ffn_peak, false);
 	double offload_layers = op_offload_extra(m, o, weights, t, compute, ffn_peak, true);
 	double output = output_bytes(m, o);
@@ -619,6 +844,7 @@ static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_op
 		double spill = p->layer_bytes - (room > 0 ? room : 0);
 
 		p->f = spill > p->layer_bytes ? 1.0 : spill / p->layer_bytes;
+		fill_gpus(m, o, t, body_peak, offload_layers + mm_dev, p);
 	}
 	p->offload = p->f > 0 ? offload_layers : p->expert_sys > 0 ? offload : 0;
 	/* With layers in RAM the output layer is in RAM too (llama.cpp offloads it
@@ -635,6 +861,31 @@ static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_op
 		       p->offload + p->unified_host + mm_dev;
 	sys_bytes = host_extra + p->f * p->layer_bytes + p->out_moved + p->expert_sys;
 	free_acc = t->acc_cap - p->acc_bytes;
+	p->host_compute = host_compute_buffer(m, pf, o);
+	split_gpus(m, o, weights, t, dev_w, emb, compute, body_peak, p);
+	if (p->n_gpus >= 2) {
+		/* Several accelerators: the rig fits only if every one does, and
+		 * the one with the least room left is the limit (split_gpus). */
+		double dev_weights = 0, dev_compute = 0;
+
+		p->acc_bytes = p->unified_host;
+		for (unsigned i = 0; i < p->n_gpus; i++) {
+			const cr_gpu_use *u = &p->gpus[i];
+			double left = (double)u->usable_bytes - (double)u->total_bytes;
+
+			p->acc_bytes += (double)(u->total_bytes - u->reserve_bytes);
+			dev_weights += (double)u->weights_bytes;
+			dev_compute += (double)u->compute_bytes;
+			if (i == 0 || left < free_acc) {
+				free_acc = left;
+				p->limiting_gpu = i;
+			}
+		}
+		/* The pooled margin below is the headroom on each device. */
+		margin_acc = (double)o->headroom_bytes;
+		p->mem.device_weights_bytes = (uint64_t)(dev_weights + p->mapped);
+		p->mem.compute_bytes = (uint64_t)(dev_compute + p->offload);
+	}
 	p->fits = free_acc >= 0;
 	p->tight = free_acc < margin_acc;
 	p->free_bytes = free_acc;
@@ -650,8 +901,10 @@ static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_op
 	}
 
 	p->mem.weights_bytes = (uint64_t)(host_w + dev_w + p->mapped);
-	p->mem.device_weights_bytes = (uint64_t)((1.0 - p->f) * (dev_w - p->expert_sys) - p->out_moved + p->mapped);
-	p->mem.compute_bytes = (uint64_t)(compute * t->n_acc + p->offload);
+	if (p->n_gpus < 2) {
+		p->mem.device_weights_bytes = (uint64_t)((1.0 - p->f) * (dev_w - p->expert_sys) - p->out_moved + p->mapped);
+		p->mem.compute_bytes = (uint64_t)(compute * t->n_acc + p->offload);
+	}
 	p->mem.overhead_bytes = (uint64_t)t->acc_overhead;
 	p->mem.device_bytes = (uint64_t)(p->acc_bytes + t->acc_overhead);
 	p->mem.host_bytes = (uint64_t)sys_bytes;
@@ -1016,6 +1269,25 @@ static int validate(const cr_model *m, const cr_weights *w, const cr_rig *r,
 	if (!o->n_ctx || !o->n_seq || !o->n_ubatch)
 		return cr_seterr(err, CR_ERR_INVALID,
 				 "context, parallel sequences and ubatch must be positive");
+	if (o->n_tensor_split) {
+		unsigned n_acc = 0;
+		double sum = 0;
+
+		for (unsigned g = 0; g < r->n_devices; g++)
+			n_acc += r->devices[g].kind == CR_MEM_SYSTEM ? 0 : r->devices[g].count;
+		if (o->n_tensor_split > CR_MAX_GPUS || o->n_tensor_split > n_acc)
+			return cr_seterr(err, CR_ERR_INVALID,
+					 "a tensor split of %u proportions for rig %s, which has %u accelerator(s)",
+					 o->n_tensor_split, r->id, n_acc);
+		for (unsigned i = 0; i < o->n_tensor_split; i++) {
+			if (!(o->tensor_split[i] >= 0) || !isfinite(o->tensor_split[i]))
+				return cr_seterr(err, CR_ERR_INVALID,
+						 "tensor split proportion %u is not a finite number >= 0", i + 1);
+			sum += o->tensor_split[i];
+		}
+		if (!(sum > 0) || !isfinite(sum))
+			return cr_seterr(err, CR_ERR_INVALID, "a tensor split needs a proportion above 0");
+	}
 	if (o->n_ctx > m->context_max)
 		return cr_seterr(err, CR_ERR_RANGE, "context %u is above %s's maximum of %u tokens",
 				 o->n_ctx, m->id, m->context_max);
@@ -1095,6 +1367,20 @@ static void fill_devices(const cr_model *m, const cr_rig *r, const tiers *t, con
 		cr_device_use *u = &out->devices[g];
 
 		u->usable_per_device = (uint64_t)device_usable(d);
+		if (p->n_gpus >= 2 && d->kind != CR_MEM_SYSTEM) {
+			/* A layer split: the group's fullest device, its mean layers. */
+			uint32_t layers = 0;
+
+			for (unsigned i = 0; i < p->n_gpus; i++) {
+				if (p->gpus[i].group != g)
+					continue;
+				layers += p->gpus[i].layers;
+				if (p->gpus[i].total_bytes > u->bytes_per_device)
+					u->bytes_per_device = p->gpus[i].total_bytes;
+			}
+			u->layers_per_device = (double)layers / d->count;
+			continue;
+		}
 		if (d->kind == CR_MEM_SYSTEM) {
 			double sys = t->n_acc ? (double)out->memory.host_bytes
 					      : (double)out->memory.total_bytes;
@@ -1278,6 +1564,12 @@ int cr_estimate_run_weights(const cr_model *m, const cr_weights *w, const cr_rig
 	out->offload_fraction = p.f;
 	out->free_bytes = p.free_bytes > 0 ? (uint64_t)p.free_bytes : 0;
 	fill_devices(m, r, &t, &p, out);
+	out->n_gpus = p.n_gpus >= 2 ? p.n_gpus : 0;
+	if (out->n_gpus)
+		memcpy(out->gpus, p.gpus, sizeof(out->gpus));
+	out->limiting_gpu = p.limiting_gpu;
+	out->pipeline_parallel = out->n_gpus && p.pipeline;
+	out->host_compute_bytes = (uint64_t)p.host_compute;
 
 	at.n_ctx = o->n_ctx < MIN_CTX ? o->n_ctx : MIN_CTX;
 	make_plan(m, &pf, &at, weights, &t, &pmin);
@@ -1460,6 +1752,17 @@ int cr_estimate_kv_profile(const cr_model *m, const cr_estimate_opts *o, cr_kv_p
 
 /* ---- --explain -------------------------------------------------------------- */
 
+/* compute_buffer's peak on a device without the output layer. */
+static double body_peak_of(const cr_model *m, const cr_estimate_opts *o)
+{
+	profile pf;
+	double ffn, body;
+
+	make_profile(m, o, &pf);
+	(void)compute_buffer(m, &pf, o, &ffn, &body);
+	return body;
+}
+
 static cr_term *term(cr_term *t, size_t *n, size_t max, const char *name, double value,
 		     const char *unit, const char *source)
 {
@@ -1555,8 +1858,16 @@ size_t cr_estimate_explain_weights(const cr_model *m, const cr_weights *w, const
 			snprintf(extra, sizeof(extra),
 				 " + %.0f MiB on GPU 0: a host-resident weight copied for op offload (batches >= 32)",
 				 p.offload / MIB);
-		snprintf(x->formula, sizeof(x->formula), "%.1f MiB x %u device(s)%s, flash attention %s",
-			 p.compute / MIB, t.n_acc ? t.n_acc : 1, extra, o->flash_attn ? "on" : "off");
+		if (p.n_gpus >= 2)
+			/* A layer split: per device (split_gpus); --explain lists them. */
+			snprintf(x->formula, sizeof(x->formula),
+				 "%.1f MiB with the output layer, %.1f MiB without%s, per device of the split%s, flash attention %s",
+				 p.compute / MIB, body_peak_of(m, o) / MIB,
+				 p.pipeline ? " (+ 3 copies of its inputs: pipeline parallelism)" : "", extra,
+				 o->flash_attn ? "on" : "off");
+		else
+			snprintf(x->formula, sizeof(x->formula), "%.1f MiB x %u device(s)%s, flash attention %s",
+				 p.compute / MIB, t.n_acc ? t.n_acc : 1, extra, o->flash_attn ? "on" : "off");
 	}
 	if (m->task == CR_TASK_GENERATION &&
 	    (x = term(terms, &n, max, "output", (double)p.mem.output_bytes, "bytes",
