@@ -100,6 +100,10 @@ typedef struct cr_estimate_opts {
 					   (cr_vision_use.device_bytes: weights + compute); 0 none */
 	uint64_t mmproj_host_bytes;   /**< its bytes in system RAM (cr_vision_use.host_bytes); on a rig
 					   without accelerators both parts are system RAM */
+	uint32_t n_outputs_max;  /**< logits rows the compute buffer reserves per micro-batch
+				      (llama.cpp's n_outputs_max): 0 = a full micro-batch, as
+				      llama.cpp's default; llama-server's draft context reserves
+				      one per sequence (cr_plan_draft) */
 } cr_estimate_opts;
 
 /** cr_estimate_opts.depth: decode with the whole context in the cache (the default). */
@@ -128,7 +132,7 @@ typedef struct cr_estimate_opts {
 	  .headroom_bytes = CR_DEFAULT_HEADROOM_BYTES, .weights_bytes = 0,                \
 	  .swa_full = false, .split = CR_SPLIT_LAYER, .gpu_layers = -1, .cpu_moe = false, \
 	  .workload = CR_WORKLOAD_CHAT, .kv_unified = false, .n_cpu_moe = 0,              \
-	  .mmproj_device_bytes = 0, .mmproj_host_bytes = 0 }
+	  .mmproj_device_bytes = 0, .mmproj_host_bytes = 0, .n_outputs_max = 0 }
 
 /** Memory breakdown, bytes, summed over all devices of the rig. */
 typedef struct cr_memory {
