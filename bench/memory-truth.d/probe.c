@@ -4,8 +4,9 @@
  * n_ubatch, n_seq_max, flash attention, the KV cache types and swa_full, and nothing else:
  * kv_unified stays false (its own estimator says `const kvUnified = false`) and
  * n_outputs_max stays 0 (a full batch of logits). llama-server's default four slots share
- * one unified cache, and the draft context of `llama-server -md` reserves logits for one
- * output per slot (common/speculative.cpp common_base_params_to_speculative:
+ * one unified cache; with `-md` its target reserves logits for the K + 1 tokens each slot
+ * verifies (tools/server/server-context.cpp server_output_limits) and its draft context for
+ * one output per slot (common/speculative.cpp common_base_params_to_speculative:
  * n_outputs_max = n_parallel). This probe calls the same libllama that node-llama-cpp
  * bundles, through llama.h of the same commit (bench/memory-truth extracts it from the
  * bundled git release and builds this file with the system C compiler).
@@ -13,7 +14,8 @@
  *   probe SPEC [SPEC...]    SPEC: key=value,key=value,...
  *     file (required), n_ctx (4096), n_ubatch (512, also n_batch), n_seq (1),
  *     fa (on|off), type_k, type_v (ggml type ids, 1 = f16), swa_full (0|1),
- *     kv_unified (0|1), n_outputs_max (0 = n_batch), mmap (0|1), no_alloc (0|1)
+ *     kv_unified (0|1), n_outputs_max (0 = n_batch), n_outputs_per_seq (1), mmap (0|1),
+ *     no_alloc (0|1)
  *
  * Each SPEC loads its model and creates its context in turn (a draft beside its target);
  * the log goes to stdout, each SPEC preceded by a line "probe: spec N" and followed by
@@ -120,8 +122,7 @@ int main(int argc, char **argv)
 		cp.n_batch = cp.n_ubatch = (uint32_t)num(s, "n_ubatch", 512);
 		cp.n_seq_max = (uint32_t)num(s, "n_seq", 1);
 		cp.n_outputs_max = (uint32_t)num(s, "n_outputs_max", 0);
-		if (num(s, "n_outputs_max", 0))
-			cp.n_outputs_max_per_seq = 1;
+		cp.n_outputs_max_per_seq = (uint32_t)num(s, "n_outputs_per_seq", 1);
 		get(s, "fa", fa, sizeof(fa));
 		cp.flash_attn_type = strcmp(fa, "on") == 0 ? LLAMA_FLASH_ATTN_TYPE_ENABLED : LLAMA_FLASH_ATTN_TYPE_DISABLED;
 		cp.type_k = (enum ggml_type)num(s, "type_k", GGML_TYPE_F16);

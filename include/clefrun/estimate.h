@@ -102,8 +102,9 @@ typedef struct cr_estimate_opts {
 					   without accelerators both parts are system RAM */
 	uint32_t n_outputs_max;  /**< logits rows the compute buffer reserves per micro-batch
 				      (llama.cpp's n_outputs_max): 0 = a full micro-batch, as
-				      llama.cpp's default; llama-server's draft context reserves
-				      one per sequence (cr_plan_draft) */
+				      llama.cpp's default; beside a draft, llama-server's target
+				      reserves K + 1 per slot and its draft context one per
+				      sequence (cr_plan_draft) */
 } cr_estimate_opts;
 
 /** cr_estimate_opts.depth: decode with the whole context in the cache (the default). */

@@ -53,9 +53,11 @@ check("no output: every context failed", [x["ok"] for x in B.split_cprobe("", 3)
 
 # the draft context is llama-server's: f16 KV whatever the target's, one output per sequence
 case = dict(ctx=16384, ubatch=512, n_seq=4, fa="on", k="q8_0", v="q8_0", swa_full=False, unified=True)
-t, d = B.cspec("t.gguf", case, True), B.cspec("d.gguf", case, True, draft=True)
-check("target spec: its own KV types, a full batch of logits, unified",
-      t["type_k"] == 8 and t["type_v"] == 8 and t["n_outputs_max"] == 0 and t["kv_unified"] == 1, t)
+t, d = B.cspec("t.gguf", case, True, "target"), B.cspec("d.gguf", case, True, "draft")
+check("target spec beside a draft: its own KV types, logits for 1 + K per slot, unified",
+      t["type_k"] == 8 and t["type_v"] == 8 and t["n_outputs_max"] == 4 * (1 + B.DRAFT_MAX) and
+      t["n_outputs_per_seq"] == 1 + B.DRAFT_MAX and t["kv_unified"] == 1, t)
+check("a plain context: a full batch of logits", B.cspec("t.gguf", case, True)["n_outputs_max"] == 0)
 check("draft spec: f16 KV, n_outputs_max = n_seq, same context, sequences and micro-batch",
       d["type_k"] == 1 and d["type_v"] == 1 and d["n_outputs_max"] == 4 and
       (d["n_ctx"], d["n_seq"], d["n_ubatch"], d["kv_unified"]) == (16384, 4, 512, 1), d)
