@@ -564,7 +564,8 @@ static void fix_setting(char *buf, size_t cap, cr_engine e, const cr_model *m, c
 			else
 				snprintf(buf, cap, "PARAMETER num_ctx %u", per);
 			break;
-		default: /* Ollama passes no -ngl, --n-cpu-moe or --no-mmproj-offload to llama-server */
+		default: /* -ngl: Ollama passes none (llama-server's --fit places layers); --n-cpu-moe,
+			  * --no-mmproj-offload: none known (docs/engines.md) */
 			snprintf(buf, cap, "no Ollama setting");
 			break;
 		}
