@@ -779,8 +779,8 @@ static int render_draft(const plan_cfg *c, const cr_model *m, const char *label,
 		cJSON_AddNumberToObject(root, "available_bytes", (double)d->target.memory.available_bytes);
 		/* Each context's terms, as check --format json prints them (bench/memory-truth
 		 * compares them with llama.cpp's buffers). */
-		cJSON_AddItemToObject(root, "target_memory", cli_json_memory(&d->target.memory, false));
-		cJSON_AddItemToObject(root, "draft_memory", cli_json_memory(&d->draft.memory, false));
+		cJSON_AddItemToObject(root, "target_memory", cli_json_memory(&d->target.memory, true));
+		cJSON_AddItemToObject(root, "draft_memory", cli_json_memory(&d->draft.memory, true));
 		cJSON_AddBoolToObject(root, "fits", d->fits);
 		if (c->vision.on)
 			cJSON_AddItemToObject(root, "vision", cli_vision_json(&c->vision));
