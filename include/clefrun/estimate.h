@@ -111,6 +111,11 @@ typedef struct cr_estimate_opts {
 	 *  accelerator in proportion to its free memory (cr_gpu_use.split). */
 	double tensor_split[CR_MAX_GPUS];
 	unsigned n_tensor_split;
+	uint32_t n_outputs_max;  /**< logits rows the compute buffer reserves per micro-batch
+				      (llama.cpp's n_outputs_max): 0 = a full micro-batch, as
+				      llama.cpp's default; beside a draft, llama-server's target
+				      reserves K + 1 per slot and its draft context one per
+				      sequence (cr_plan_draft) */
 } cr_estimate_opts;
 
 /** cr_estimate_opts.depth: decode with the whole context in the cache (the default). */
@@ -154,7 +159,7 @@ typedef struct cr_estimate_opts {
 	  .headroom_bytes = CR_DEFAULT_HEADROOM_BYTES, .weights_bytes = 0,                \
 	  .swa_full = false, .split = CR_SPLIT_LAYER, .gpu_layers = -1, .cpu_moe = false, \
 	  .workload = CR_WORKLOAD_CHAT, .kv_unified = false, .n_cpu_moe = 0,              \
-	  .mmproj_device_bytes = 0, .mmproj_host_bytes = 0 }
+	  .mmproj_device_bytes = 0, .mmproj_host_bytes = 0, .n_outputs_max = 0 }
 
 /** Memory breakdown, bytes, summed over all devices of the rig. */
 typedef struct cr_memory {

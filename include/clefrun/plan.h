@@ -204,8 +204,12 @@ int cr_plan_fixes(const cr_model *model, const cr_weights *w, const cr_rig *rig,
 
 /** Speculative decoding with a draft model (llama.cpp -md DRAFT --draft-max K). */
 typedef struct cr_draft_plan {
-	cr_estimate target;        /**< the target alone at opts */
-	cr_estimate draft;         /**< the draft alone on the same rig at opts */
+	cr_estimate target;        /**< the target alone at opts: memory and fit as llama-server holds
+				        it beside a draft (opts' n_seq slots, logits for K + 1 outputs
+				        per slot), speed of one sequence */
+	cr_estimate draft;         /**< the draft alone on the same rig, at llama-server's draft context:
+				        opts with f16 KV (-ctkd/-ctvd), logits for one output per
+				        sequence (n_outputs_max) and no vision projector */
 	uint32_t draft_max;        /**< K: tokens drafted per step */
 	double accept;             /**< a: probability that the target accepts a drafted token */
 	double tokens_per_step;    /**< (1 - a^(K+1)) / (1 - a) (Leviathan et al. 2023) */

@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "engine_out.h"
 #include "estimate_out.h"
 #include "source_model.h"
 #include "vision_out.h"
@@ -35,7 +36,8 @@ static const char plan_summary[] =
 	"--fixes: for a row that does not fit or is tight, the cheapest changes that make it fit with room\n"
 	"to spare (q8_0 KV, --no-mmproj-offload, --n-cpu-moe, -ngl, a smaller quant, q4_0 KV, fewer slots,\n"
 	"a shorter context),\n"
-	"each with memory, largest context, decode speed and the llama-server command line. Exit 3 when\n"
+	"each with memory, largest context, decode speed and the llama-server command line (with --engine E,\n"
+	"also front-end E's setting: Ollama's variables and Modelfile, LM Studio's load settings). Exit 3 when\n"
 	"the row does not fit and no change helps.\n"
 	"--draft SOURCE: speculative decoding (llama.cpp -md): the draft's memory beside the target's and the\n"
 	"expected decode speed-up from the draft/target cost ratio and the acceptance rate, with a band.\n"
@@ -55,6 +57,8 @@ typedef struct plan_cfg {
 	bool header_only, no_cache, offline;
 	int sweep;                 /* -1 none, else a cr_sweep_kind */
 	bool fixes;
+	int engine;                /* --engine (with --fixes): a cr_engine */
+	bool engine_given;
 	const char *draft_id, *draft_quant;
 	double draft_accept;
 	bool draft_accept_given;
@@ -99,6 +103,10 @@ static const cli_opt_spec plan_opts[] = {
 	  .help = "instead: every n-cpu-moe (MoE) or gpu-layers value with VRAM, largest context and decode; the least offload that fits --ctx" },
 	{ .type = CLI_T_FLAG, .name = "fixes", .off = offsetof(plan_cfg, fixes),
 	  .help = "instead: what to change to make the row fit with room to spare, each with its effect and llama.cpp command line" },
+	{ .type = CLI_T_ENUM, .name = "engine", .meta = "E", .off = CLI_OFF_SIZED(plan_cfg, engine, sizeof(int)),
+	  .names = cli_engine_names, .seen = CLI_AT(plan_cfg, engine_given),
+	  .expect = "'llamacpp', 'llama-server', 'ollama' or 'lmstudio' (docs/engines.md)",
+	  .help = "with --fixes: each change also names front-end E's setting: llamacpp, llama-server, ollama or lmstudio (the estimate keeps plan's defaults)" },
 	{ .type = CLI_T_STRING, .name = "draft", .meta = "SOURCE", .off = offsetof(plan_cfg, draft_id), .flags = CLI_F_ONCE,
 	  .help = "instead: speculative decoding with this draft model (catalog id or GGUF source), llama.cpp -md" },
 	{ .type = CLI_T_STRING, .name = "draft-quant", .meta = "Q", .off = offsetof(plan_cfg, draft_quant), .flags = CLI_F_ONCE,
@@ -529,13 +537,102 @@ static void fix_change(char *buf, size_t cap, const cr_fix *f)
 	}
 }
 
+/* The setting of front-end @p e that makes the change of @p f (docs/engines.md "Changes under
+ * --engine": Ollama's variables and Modelfile parameters, LM Studio's load settings from
+ * lmstudio-js LLMLoadModelConfig; "no setting" where the front-end has none that clefrun knows). */
+static void fix_setting(char *buf, size_t cap, cr_engine e, const cr_model *m, const cr_fix *f)
+{
+	const cr_estimate_opts *o = &f->opts;
+	uint32_t per = o->n_seq ? o->n_ctx / o->n_seq : o->n_ctx;
+	const char *kv = cr_kv_type_name(o->type_k);
+
+	if (e == CR_ENGINE_OLLAMA) {
+		switch (f->kind) {
+		case CR_FIX_KV_Q8:
+		case CR_FIX_KV_Q4:
+			snprintf(buf, cap, "OLLAMA_KV_CACHE_TYPE=%s OLLAMA_FLASH_ATTENTION=1", kv);
+			break;
+		case CR_FIX_QUANT:
+			snprintf(buf, cap, "ollama pull MODEL:TAG (a %s tag)", f->quant ? f->quant->id : "?");
+			break;
+		case CR_FIX_FEWER_SLOTS:
+			snprintf(buf, cap, "OLLAMA_NUM_PARALLEL=%u, PARAMETER num_ctx %u", o->n_seq, per);
+			break;
+		case CR_FIX_CONTEXT:
+			if (o->n_seq > 1)
+				snprintf(buf, cap, "OLLAMA_NUM_PARALLEL=%u, PARAMETER num_ctx %u", o->n_seq, per);
+			else
+				snprintf(buf, cap, "PARAMETER num_ctx %u", per);
+			break;
+		default: /* -ngl: Ollama passes none (llama-server's --fit places layers); --n-cpu-moe,
+			  * --no-mmproj-offload: none known (docs/engines.md) */
+			snprintf(buf, cap, "no Ollama setting");
+			break;
+		}
+		return;
+	}
+	if (e == CR_ENGINE_LMSTUDIO) {
+		switch (f->kind) {
+		case CR_FIX_KV_Q8:
+		case CR_FIX_KV_Q4:
+			snprintf(buf, cap, "llamaKCacheQuantizationType=%s llamaVCacheQuantizationType=%s flashAttention=true", kv,
+				 cr_kv_type_name(o->type_v));
+			break;
+		case CR_FIX_GPU_LAYERS:
+			snprintf(buf, cap, "gpu.ratio=%.2f (%d of %u layers)",
+				 m->n_layers ? (double)(o->gpu_layers < (int32_t)m->n_layers ? o->gpu_layers : (int32_t)m->n_layers) /
+						       m->n_layers
+					     : 0.0,
+				 o->gpu_layers, m->n_layers);
+			break;
+		case CR_FIX_QUANT:
+			snprintf(buf, cap, "load the %s file", f->quant ? f->quant->id : "?");
+			break;
+		case CR_FIX_CONTEXT:
+			snprintf(buf, cap, "contextLength=%u", o->n_ctx);
+			break;
+		default:
+			snprintf(buf, cap, "no LM Studio setting");
+			break;
+		}
+		return;
+	}
+	/* llamacpp, llama-server: the flags of the change */
+	switch (f->kind) {
+	case CR_FIX_KV_Q8:
+	case CR_FIX_KV_Q4:
+		snprintf(buf, cap, "-ctk %s -ctv %s -fa on", kv, cr_kv_type_name(o->type_v));
+		break;
+	case CR_FIX_NO_MMPROJ_OFFLOAD:
+		snprintf(buf, cap, "--no-mmproj-offload");
+		break;
+	case CR_FIX_N_CPU_MOE:
+		snprintf(buf, cap, "--n-cpu-moe %u", o->n_cpu_moe);
+		break;
+	case CR_FIX_GPU_LAYERS:
+		snprintf(buf, cap, "-ngl %d", o->gpu_layers);
+		break;
+	case CR_FIX_QUANT:
+		snprintf(buf, cap, "-m %s-%s.gguf", cli_safe(m->id), f->quant ? cli_safe(f->quant->id) : "?");
+		break;
+	case CR_FIX_FEWER_SLOTS:
+		snprintf(buf, cap, "-np %u -c %u", o->n_seq, o->n_ctx);
+		break;
+	default:
+		snprintf(buf, cap, "-c %u", o->n_ctx);
+		break;
+	}
+}
+
 static int render_fixes(const plan_cfg *c, const cr_model *m, const char *label, const cr_rig *rig,
 			const cr_estimate_opts *o, const cr_estimate *now, const cr_fix *fx, size_t n)
 {
-	static const char *const hdr[] = { "CHANGE", "MEMORY / USABLE", "MAX CTX", "DECODE t/s", "COMMAND" };
-	static const bool right[] = { false, true, true, true, false };
+	/* With --engine a last column names the front-end's setting. */
+	static const char *const hdr[] = { "CHANGE", "MEMORY / USABLE", "MAX CTX", "DECODE t/s", "COMMAND", "SETTING" };
+	static const bool right[] = { false, true, true, true, false, false };
 	static const char *const csv_hdr[] = { "kind", "change", "total_bytes", "available_bytes", "max_context",
-		"decode_tokens_per_s", "command" };
+		"decode_tokens_per_s", "command", "setting" };
+	int extra = c->engine_given ? 1 : 0;
 	char ctxs[16], used[24], avail[24], cmdline[256];
 	bool csv = c->fmt == FMT_CSV;
 	cli_table t;
@@ -548,6 +645,8 @@ static int render_fixes(const plan_cfg *c, const cr_model *m, const char *label,
 		cJSON_AddStringToObject(root, "quant", label);
 		cJSON_AddStringToObject(root, "rig", rig->id);
 		cJSON_AddNumberToObject(root, "context", o->n_ctx);
+		if (c->engine_given)
+			cJSON_AddStringToObject(root, "engine", cr_engine_name((cr_engine)c->engine));
 		cur = cJSON_AddObjectToObject(root, "current");
 		cJSON_AddBoolToObject(cur, "fits", now->fits);
 		cJSON_AddStringToObject(cur, "tier", cr_tier_name(now->tier));
@@ -572,6 +671,10 @@ static int render_fixes(const plan_cfg *c, const cr_model *m, const char *label,
 			cJSON_AddStringToObject(x, "tier", cr_tier_name(fx[i].estimate.tier));
 			server_command(cmdline, sizeof(cmdline), m, &fx[i].opts, fx[i].quant);
 			cJSON_AddStringToObject(x, "command", cmdline);
+			if (c->engine_given) {
+				fix_setting(cmdline, sizeof(cmdline), (cr_engine)c->engine, m, &fx[i]);
+				cJSON_AddStringToObject(x, "setting", cmdline);
+			}
 			cJSON_AddItemToArray(arr, x);
 		}
 		if (c->vision.on)
@@ -595,27 +698,29 @@ static int render_fixes(const plan_cfg *c, const cr_model *m, const char *label,
 			printf(now->fits && now->tier != CR_TIER_TIGHT ? "Nothing to change.\n"
 								       : "No single change makes it fit.\n");
 		else {
-			cli_table_init(&t, 7, csv_hdr, NULL);
+			cli_table_init(&t, 7 + extra, csv_hdr, NULL);
 			cli_table_render(&t, c->fmt, stdout);
 			cli_table_free(&t);
 		}
 		return now->fits ? EXIT_OK_ : EXIT_NOFIT;
 	}
-	cli_table_init(&t, csv ? 7 : 5, csv ? csv_hdr : hdr, csv ? NULL : right);
+	cli_table_init(&t, (csv ? 7 : 5) + extra, csv ? csv_hdr : hdr, csv ? NULL : right);
 	for (size_t i = 0; i < n; i++) {
 		const cr_estimate *e = &fx[i].estimate;
-		char v[7][256];
-		const char *cells[7];
+		char v[8][256];
+		const char *cells[8];
 
 		fix_change(v[1], sizeof(v[1]), &fx[i]);
 		server_command(v[6], sizeof(v[6]), m, &fx[i].opts, fx[i].quant);
+		if (extra)
+			fix_setting(v[7], sizeof(v[7]), (cr_engine)c->engine, m, &fx[i]);
 		if (csv) {
 			snprintf(v[0], sizeof(v[0]), "%s", cr_fix_kind_name(fx[i].kind));
 			snprintf(v[2], sizeof(v[2]), "%llu", (unsigned long long)e->memory.total_bytes);
 			snprintf(v[3], sizeof(v[3]), "%llu", (unsigned long long)e->memory.available_bytes);
 			snprintf(v[4], sizeof(v[4]), "%u", e->max_context);
 			snprintf(v[5], sizeof(v[5]), "%.2f", e->decode_tokens_per_s);
-			for (int k = 0; k < 7; k++)
+			for (int k = 0; k < 7 + extra; k++)
 				cells[k] = v[k];
 		} else {
 			cli_fmt_mem(used, sizeof(used), (double)e->memory.total_bytes);
@@ -629,6 +734,7 @@ static int render_fixes(const plan_cfg *c, const cr_model *m, const char *label,
 			cells[2] = v[4];
 			cells[3] = v[5];
 			cells[4] = v[6];
+			cells[5] = v[7];
 		}
 		cli_table_add(&t, cells);
 	}
@@ -671,6 +777,10 @@ static int render_draft(const plan_cfg *c, const cr_model *m, const char *label,
 		cJSON_AddNumberToObject(root, "target_bytes", (double)d->target.memory.total_bytes);
 		cJSON_AddNumberToObject(root, "draft_bytes", (double)d->extra_bytes);
 		cJSON_AddNumberToObject(root, "available_bytes", (double)d->target.memory.available_bytes);
+		/* Each context's terms, as check --format json prints them (bench/memory-truth
+		 * compares them with llama.cpp's buffers). */
+		cJSON_AddItemToObject(root, "target_memory", cli_json_memory(&d->target.memory, true));
+		cJSON_AddItemToObject(root, "draft_memory", cli_json_memory(&d->draft.memory, true));
 		cJSON_AddBoolToObject(root, "fits", d->fits);
 		if (c->vision.on)
 			cJSON_AddItemToObject(root, "vision", cli_vision_json(&c->vision));
@@ -734,6 +844,10 @@ int cmd_plan(const cli_globals *g, int argc, char **argv)
 	rc = cli_parse(&plan_cmd, argc, argv, &c);
 	if (rc)
 		return rc < 0 ? EXIT_OK_ : rc;
+	if (c.engine_given && !c.fixes) {
+		fprintf(stderr, "clefrun plan: --engine names each change's front-end setting and needs --fixes\n");
+		return EXIT_USAGE;
+	}
 	if ((rc = parse_counts(c.parallel ? c.parallel : c.sweep >= 0 || c.fixes || c.draft_id ? "1" : "1,2,4,8,16,32", counts,
 			       &n)))
 		return rc;

@@ -294,7 +294,14 @@ static double compute_buffer(const cr_model *m, const profile *pf, const cr_esti
 {
 	double ub = ubatch(o), row = ub * 4.0; /* one F32 value per token of the micro-batch */
 	double act = row * m->hidden;
-	double logits = (double)m->vocab * row + 2.0 * act;
+	/* Logits rows: llama.cpp reserves min(n_ubatch, n_outputs_max) of them
+	 * (llama-context.cpp sched_reserve: n_outputs_pp); llama-server's draft
+	 * context asks for one per sequence (common/speculative.cpp
+	 * common_base_params_to_speculative), and its compute buffer is then the
+	 * FFN peak: Llama-3.2-1B shape at 16k with flash attention, 80.01 MiB
+	 * logged against 258.50 with a full micro-batch (bench/memory-truth). */
+	double out_rows = o->n_outputs_max && o->n_outputs_max < ub ? o->n_outputs_max : ub;
+	double logits = (double)m->vocab * out_rows * 4.0 + 2.0 * act;
 	double n_kv = pf->has_full ? cells_full_stream(o) : (m->window ? cells_swa_stream(m, o) : 0);
 	double mask = n_kv * ub * (o->flash_attn ? 2.0 : 4.0);
 	double attn = o->flash_attn ? mask : n_kv * ub * m->n_heads * 4.0 + mask;

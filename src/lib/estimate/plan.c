@@ -414,6 +414,8 @@ int cr_plan_draft(const cr_model *m, const cr_weights *w, const cr_model *dm, co
 		  cr_error *err)
 {
 	cr_parallel_point pt;
+	cr_estimate_opts dopt, topt;
+	cr_estimate all;
 	double verify, t1, td, lo, hi;
 	int rc;
 
@@ -435,7 +437,34 @@ int cr_plan_draft(const cr_model *m, const cr_weights *w, const cr_model *dm, co
 	if ((rc = one_point(m, w, r, o, 1, &pt, err)))
 		return rc;
 	out->target = pt.estimate;
-	if ((rc = cr_estimate_run_weights(dm, dw, r, o, &out->draft, err)))
+	/* Its memory as llama-server holds it beside a draft: every slot (one_point
+	 * sizes one sequence, and with sliding-window or recurrent layers each slot
+	 * adds its own cache: Gemma-3-4B shape at 16k, -np 4, 1016 MiB of KV against
+	 * 494 for one), and logits for the K + 1 tokens each slot verifies
+	 * (tools/server/server-context.cpp server_output_limits: n_outputs_max =
+	 * n_parallel x (1 + n_draft), llama.cpp v0.4.0; Gemma-3-4B shape at 16k:
+	 * 3264.91 MiB with a full micro-batch of logits, bench/memory-truth). The
+	 * speed stays that of one sequence drafting. */
+	topt = *o;
+	topt.n_outputs_max = (o->n_seq ? o->n_seq : 1) * (k + 1);
+	if ((rc = cr_estimate_run_weights(m, w, r, &topt, &all, err)))
+		return rc;
+	out->target.memory = all.memory;
+	out->target.fits = all.fits;
+	/* The draft context of llama-server -md (common/speculative.cpp
+	 * common_base_params_to_speculative, llama.cpp v0.4.0): the target's
+	 * context size, sequences and micro-batch, but its own KV types (-ctkd /
+	 * -ctvd, default f16), logits for one output per sequence
+	 * (n_outputs_max = n_parallel), and no vision projector (the target's
+	 * options carry it: counted once, with the target). bench/memory-truth
+	 * checks this context against llama.cpp's. */
+	dopt = *o;
+	dopt.type_k = CR_KV_F16;
+	dopt.type_v = CR_KV_F16;
+	dopt.n_outputs_max = o->n_seq ? o->n_seq : 1;
+	dopt.mmproj_device_bytes = 0;
+	dopt.mmproj_host_bytes = 0;
+	if ((rc = cr_estimate_run_weights(dm, dw, r, &dopt, &out->draft, err)))
 		return rc;
 	/* The draft sits beside the target: its bytes less the runtime the
 	 * target already pays (one context per device). */
