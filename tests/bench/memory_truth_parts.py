@@ -4,8 +4,6 @@ not part of ctest): llama.cpp's log lines parse into the right MiB figures, prob
 splits per context, the draft context's spec is llama-server's, the target band is 3 % or
 64 MiB, GGUF tensor bytes are read from a header, and --write-doc replaces exactly the block
 under its heading."""
-import importlib.machinery
-import importlib.util
 import os
 import sys
 import tempfile
@@ -15,10 +13,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tests", "support"))
 import clefrun_test as T  # noqa: E402
 
-loader = importlib.machinery.SourceFileLoader("memory_truth", os.path.join(ROOT, "bench", "memory-truth"))
-spec = importlib.util.spec_from_loader("memory_truth", loader)
-B = importlib.util.module_from_spec(spec)
-loader.exec_module(B)
+B = T.load_script(os.path.join(ROOT, "bench", "memory-truth"), "memory_truth")
 check = T.check
 
 # llama.cpp v0.4.0 log lines, as probe.mjs and probe.c pass them on

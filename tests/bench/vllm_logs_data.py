@@ -3,8 +3,6 @@
 the shipped bench/data/vllm_logs.csv loads with a URL on every row and its complete
 rows parse; malformed files are refused with the file and line; the number parsing
 of log cells ("1.56x @20000", "14.9888 (printed 'GB')") is exact."""
-import importlib.machinery
-import importlib.util
 import os
 import sys
 import tempfile
@@ -14,10 +12,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tests", "support"))
 import clefrun_test as T  # noqa: E402
 
-loader = importlib.machinery.SourceFileLoader("vllm_logs", os.path.join(ROOT, "bench", "vllm-logs"))
-spec = importlib.util.spec_from_loader("vllm_logs", loader)
-B = importlib.util.module_from_spec(spec)
-loader.exec_module(B)
+B = T.load_script(os.path.join(ROOT, "bench", "vllm-logs"), "vllm_logs")
 check = T.check
 
 rows = B.load(B.CSV_DEFAULT)

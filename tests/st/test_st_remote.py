@@ -15,8 +15,6 @@ endpoint only, never to the CDN host it redirects to. Errors name the URL.
 
   test_st_remote.py CLEFRUN
 """
-import importlib.machinery
-import importlib.util
 import json
 import os
 import shutil
@@ -30,10 +28,7 @@ import clefrun_test as T  # noqa: E402
 
 CLEFRUN = sys.argv[1]
 check = T.check
-loader = importlib.machinery.SourceFileLoader("make_fixture", os.path.join(HERE, "make-fixture"))
-spec = importlib.util.spec_from_loader("make_fixture", loader)
-fixture = importlib.util.module_from_spec(spec)
-loader.exec_module(fixture)
+fixture = T.load_script(os.path.join(HERE, "make-fixture"), "make_fixture")
 
 ARGS = ["check", "--engine", "vllm", "--rig", "rtx4090", "--rig", "h100-sxm", "--max-model-len", "4096",
         "--format", "json"]

@@ -13,6 +13,8 @@
   (one JSON line per request) at log; a context manager; .port, .base ("http://127.0.0.1:PORT").
 - T.gguf_write(out, *args, writer=None): scripts/gguf-write (or writer) writing out, a GGUF made from
   a preset; its stdout is dropped.
+- T.load_script(path, name): the Python script at path (a bench or helper without a .py name) loaded as
+  module name, so a test can call its functions.
 """
 import os
 import subprocess
@@ -25,6 +27,15 @@ GGUF_WRITE = os.path.join(ROOT, "scripts", "gguf-write")
 
 failures = []
 checks = 0
+
+
+def load_script(path, name):
+    import importlib.machinery
+    import importlib.util
+    loader = importlib.machinery.SourceFileLoader(name, path)
+    module = importlib.util.module_from_spec(importlib.util.spec_from_loader(name, loader))
+    loader.exec_module(module)
+    return module
 
 
 def check(name, ok, detail=""):
