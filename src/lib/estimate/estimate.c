@@ -964,6 +964,14 @@ static const cr_device *first_system(const cr_rig *r)
 	return NULL;
 }
 
+/* FP32 TFLOPS of the CPU that does the CPU's share of decode (every socket
+ * of the group); a CPU without a figure gets the calibration CPUs' median
+ * (speed_confidence says so). */
+static double cpu_tflops(const cr_device *sys)
+{
+	return sys && sys->fp16_tflops > 0 ? sys->fp16_tflops * sys->count : cr_speed.cpu_default_tflops;
+}
+
 /* Vulkan's factor for the device's GPU vendor (1 for other backends and
  * for a vendor the calibration has no factor for). */
 static double vulkan_vendor(const cr_device *d, const double *factor)
@@ -1085,7 +1093,8 @@ static void decode(const cr_model *m, const profile *pf, const cr_estimate_opts 
 
 	/* Per-layer times: layers on the accelerators at their backend's, the
 	 * rest at the CPU's; recurrent and MoE layers add their own. The CPU
-	 * also pays per parameter it multiplies (dequantisation work). */
+	 * also pays per parameter it multiplies (dequantisation and dot
+	 * products), spread over its cores: divided by its FP32 TFLOPS. */
 	layers_acc = t->n_acc ? (1.0 - p->f) * m->n_layers : 0;
 	cpu_share = t->n_acc ? p->f + (expert_read > 0 ? (1.0 - p->f) * active_expert_params(m) *
 							       cpu_moe_share(m, o) / (double)m->active_params
@@ -1094,7 +1103,7 @@ static void decode(const cr_model *m, const profile *pf, const cr_estimate_opts 
 	       (m->n_layers - layers_acc) * k->layer_s[CR_BACKEND_CPU] +
 	       cr_model_count_layers(m, CR_LAYER_RECURRENT) * k->recurrent_layer_s +
 	       (m->experts_total ? m->n_layers * (double)m->experts_used * k->moe_expert_s : 0) +
-	       cpu_share * (double)m->active_params * k->cpu_param_s;
+	       cpu_share * (double)m->active_params * k->cpu_param_s / cpu_tflops(sys);
 	d->fixed_s = time;
 	if (t->n_acc && d->acc_read > 0) {
 		/* KV bytes are read by the attention kernels at a lower rate
@@ -1224,6 +1233,8 @@ static void speed_confidence(const cr_model *m, const cr_rig *r, const tiers *t,
 		snprintf(why, sizeof(why), "layers or experts in system RAM: no measured rows");
 	else if (t->n_acc > 1 && o->split == CR_SPLIT_TENSOR)
 		snprintf(why, sizeof(why), "tensor split: no measured llama.cpp rows");
+	else if (!t->n_acc && !(d->fp16_tflops > 0))
+		snprintf(why, sizeof(why), "no FP32 figure for this CPU: its per-parameter time is the median calibration CPU's");
 	else if (bf16 && d->backend == CR_BACKEND_VULKAN)
 		snprintf(why, sizeof(why), "BF16 on Vulkan: no measured rows; devices without bf16 support take a slower path");
 	else if (!c)

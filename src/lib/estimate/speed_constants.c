@@ -8,48 +8,49 @@
 
 const cr_speed_model cr_speed = {
 	/* decode: achievable share of peak bandwidth per memory class (CPU rows: DDR) */
-	.decode_eff = { [CR_MEMTYPE_AUTO] = 0.6914, [CR_MEMTYPE_HBM] = 0.4869, [CR_MEMTYPE_GDDR] = 0.6914, [CR_MEMTYPE_LPDDR] = 0.7217, [CR_MEMTYPE_DDR] = 0.6283 },
+	.decode_eff = { [CR_MEMTYPE_AUTO] = 0.6897, [CR_MEMTYPE_HBM] = 0.4863, [CR_MEMTYPE_GDDR] = 0.6897, [CR_MEMTYPE_LPDDR] = 0.7213, [CR_MEMTYPE_DDR] = 0.7366 },
 	/* per backend, and per (backend, memory class: AUTO, HBM, GDDR, LPDDR, DDR) */
-	.backend_eff = { [CR_BACKEND_CUDA] = 1.0000, [CR_BACKEND_METAL] = 0.9899, [CR_BACKEND_ROCM] = 0.9437, [CR_BACKEND_VULKAN] = 0.9190, [CR_BACKEND_CPU] = 1.0000 },
+	.backend_eff = { [CR_BACKEND_CUDA] = 1.0000, [CR_BACKEND_METAL] = 0.9899, [CR_BACKEND_ROCM] = 0.9443, [CR_BACKEND_VULKAN] = 0.9195, [CR_BACKEND_CPU] = 1.0000 },
 	.cell_eff = {
-		[CR_BACKEND_CUDA] = { 1, 0.9717, 1.1444, 1.0471, 1.0000 },
-		[CR_BACKEND_METAL] = { 1, 1.0000, 1.0000, 0.9842, 1.0000 },
-		[CR_BACKEND_ROCM] = { 1, 0.9399, 0.9852, 0.9865, 1.0000 },
-		[CR_BACKEND_VULKAN] = { 1, 1.0000, 0.8842, 0.9911, 1.0000 },
+		[CR_BACKEND_CUDA] = { 1, 0.9713, 1.1413, 1.0472, 1.0000 },
+		[CR_BACKEND_METAL] = { 1, 1.0000, 1.0000, 0.9843, 1.0000 },
+		[CR_BACKEND_ROCM] = { 1, 0.9399, 0.9861, 0.9865, 1.0000 },
+		[CR_BACKEND_VULKAN] = { 1, 1.0000, 0.8852, 0.9908, 1.0000 },
 		[CR_BACKEND_CPU] = { 1, 1.0000, 1.0000, 1.0000, 1.0000 },
 	},
 	/* Vulkan: per GPU vendor (driver and shader paths); 1 for any other */
-	.vulkan_vendor_eff = { [CR_VENDOR_NVIDIA] = 1.0122, [CR_VENDOR_AMD] = 1.1549, [CR_VENDOR_INTEL] = 0.7497 },
-	.kv_read_factor = 1.1775,     /* KV bytes cost this many weight bytes */
+	.vulkan_vendor_eff = { [CR_VENDOR_NVIDIA] = 1.0123, [CR_VENDOR_AMD] = 1.1551, [CR_VENDOR_INTEL] = 0.7501 },
+	.kv_read_factor = 1.1798,     /* KV bytes cost this many weight bytes */
 	/* seconds per layer per token: kernel launches and synchronisation */
-	.layer_s = { [CR_BACKEND_CUDA] = 2.396e-05, [CR_BACKEND_METAL] = 6.882e-05, [CR_BACKEND_ROCM] = 2.063e-05, [CR_BACKEND_VULKAN] = 2.099e-05, [CR_BACKEND_CPU] = 1.544e-05 },
-	.recurrent_layer_s = 2.537e-05,  /* per linear-attention / SSM layer */
-	.moe_expert_s = 8.559e-06,       /* per expert used, per MoE layer: its gathered matmuls */
-	.cpu_param_s = 2.536e-12,        /* CPU decode: per active parameter */
-	.multi_gpu_factor = 1.0056,   /* layer split: cards in turn */
+	.layer_s = { [CR_BACKEND_CUDA] = 2.375e-05, [CR_BACKEND_METAL] = 6.886e-05, [CR_BACKEND_ROCM] = 2.061e-05, [CR_BACKEND_VULKAN] = 2.097e-05, [CR_BACKEND_CPU] = 1.494e-05 },
+	.recurrent_layer_s = 2.606e-05,  /* per linear-attention / SSM layer */
+	.moe_expert_s = 8.515e-06,       /* per expert used, per MoE layer: its gathered matmuls */
+	.cpu_param_s = 3.758e-12,        /* CPU decode: per active parameter, on a 1-TFLOPS CPU */
+	.cpu_default_tflops = 0.700,  /* a CPU without a figure: the calibration CPUs' median */
+	.multi_gpu_factor = 1.0046,   /* layer split: cards in turn */
 	/* prefill: share of dense FP16 peak the weight GEMMs reach */
-	.prefill_eff = { [CR_BACKEND_CUDA] = 0.3987, [CR_BACKEND_METAL] = 0.6713, [CR_BACKEND_ROCM] = 0.3385, [CR_BACKEND_VULKAN] = 0.1810, [CR_BACKEND_CPU] = 0.9083 },
+	.prefill_eff = { [CR_BACKEND_CUDA] = 0.3985, [CR_BACKEND_METAL] = 0.6712, [CR_BACKEND_ROCM] = 0.3386, [CR_BACKEND_VULKAN] = 0.1808, [CR_BACKEND_CPU] = 0.9077 },
 	.prefill_cell = {
-		[CR_BACKEND_CUDA] = { 1, 0.7786, 1.1300, 1.1356, 1.0000 },
-		[CR_BACKEND_METAL] = { 1, 1.0000, 1.0000, 1.1382, 1.0000 },
-		[CR_BACKEND_ROCM] = { 1, 1.1019, 1.2140, 0.7170, 1.0000 },
-		[CR_BACKEND_VULKAN] = { 1, 1.0000, 1.0500, 0.7812, 1.0000 },
+		[CR_BACKEND_CUDA] = { 1, 0.7788, 1.1286, 1.1367, 1.0000 },
+		[CR_BACKEND_METAL] = { 1, 1.0000, 1.0000, 1.1381, 1.0000 },
+		[CR_BACKEND_ROCM] = { 1, 1.1017, 1.2141, 0.7171, 1.0000 },
+		[CR_BACKEND_VULKAN] = { 1, 1.0000, 1.0496, 0.7812, 1.0000 },
 		[CR_BACKEND_CPU] = { 1, 1.0000, 1.0000, 1.0000, 1.0000 },
 	},
-	.vulkan_vendor_prefill = { [CR_VENDOR_NVIDIA] = 1.5036, [CR_VENDOR_AMD] = 1.3302, [CR_VENDOR_INTEL] = 0.4101 },
-	.prefill_f16 = 1.1515,        /* F16 / BF16 weights (cuBLAS / GEMM path) */
-	.moe_half_tokens = 44.71,    /* tokens per expert at half a dense GEMM's efficiency */
-	.attention_cost = 1.9701,     /* attention FLOPs relative to weight FLOPs */
-	.prefill_layer_s = 1.133e-04,    /* per layer per micro-batch */
-	.prefill_kv_tokens = 69.44,  /* prompt tokens per pass over the KV cache */
+	.vulkan_vendor_prefill = { [CR_VENDOR_NVIDIA] = 1.5056, [CR_VENDOR_AMD] = 1.3320, [CR_VENDOR_INTEL] = 0.4088 },
+	.prefill_f16 = 1.1523,        /* F16 / BF16 weights (cuBLAS / GEMM path) */
+	.moe_half_tokens = 44.60,    /* tokens per expert at half a dense GEMM's efficiency */
+	.attention_cost = 1.9767,     /* attention FLOPs relative to weight FLOPs */
+	.prefill_layer_s = 1.123e-04,    /* per layer per micro-batch */
+	.prefill_kv_tokens = 69.48,  /* prompt tokens per pass over the KV cache */
 	/* out of sample (leave one source out, 2025-26 rows): median absolute error, percent,
 	 * and the 10th / 90th percentiles of measured / predicted */
-	.decode_error_pct = { [CR_BACKEND_CUDA] = 16.5, [CR_BACKEND_METAL] = 17.8, [CR_BACKEND_ROCM] = 8.6, [CR_BACKEND_VULKAN] = 14.7, [CR_BACKEND_CPU] = 76.1 },
-	.decode_q10 = { [CR_BACKEND_CUDA] = 0.608, [CR_BACKEND_METAL] = 0.547, [CR_BACKEND_ROCM] = 0.772, [CR_BACKEND_VULKAN] = 0.501, [CR_BACKEND_CPU] = 0.382 },
-	.decode_q90 = { [CR_BACKEND_CUDA] = 1.351, [CR_BACKEND_METAL] = 1.230, [CR_BACKEND_ROCM] = 1.226, [CR_BACKEND_VULKAN] = 1.308, [CR_BACKEND_CPU] = 2.159 },
-	.prefill_error_pct = { [CR_BACKEND_CUDA] = 23.6, [CR_BACKEND_METAL] = 11.3, [CR_BACKEND_ROCM] = 20.1, [CR_BACKEND_VULKAN] = 33.1, [CR_BACKEND_CPU] = 28.9 },
-	.prefill_q10 = { [CR_BACKEND_CUDA] = 0.584, [CR_BACKEND_METAL] = 0.832, [CR_BACKEND_ROCM] = 0.650, [CR_BACKEND_VULKAN] = 0.486, [CR_BACKEND_CPU] = 0.651 },
-	.prefill_q90 = { [CR_BACKEND_CUDA] = 1.670, [CR_BACKEND_METAL] = 1.478, [CR_BACKEND_ROCM] = 1.414, [CR_BACKEND_VULKAN] = 2.025, [CR_BACKEND_CPU] = 1.743 },
+	.decode_error_pct = { [CR_BACKEND_CUDA] = 16.5, [CR_BACKEND_METAL] = 17.8, [CR_BACKEND_ROCM] = 8.6, [CR_BACKEND_VULKAN] = 14.8, [CR_BACKEND_CPU] = 40.3 },
+	.decode_q10 = { [CR_BACKEND_CUDA] = 0.607, [CR_BACKEND_METAL] = 0.547, [CR_BACKEND_ROCM] = 0.772, [CR_BACKEND_VULKAN] = 0.501, [CR_BACKEND_CPU] = 0.565 },
+	.decode_q90 = { [CR_BACKEND_CUDA] = 1.352, [CR_BACKEND_METAL] = 1.231, [CR_BACKEND_ROCM] = 1.228, [CR_BACKEND_VULKAN] = 1.309, [CR_BACKEND_CPU] = 1.307 },
+	.prefill_error_pct = { [CR_BACKEND_CUDA] = 23.3, [CR_BACKEND_METAL] = 11.3, [CR_BACKEND_ROCM] = 20.1, [CR_BACKEND_VULKAN] = 33.4, [CR_BACKEND_CPU] = 28.9 },
+	.prefill_q10 = { [CR_BACKEND_CUDA] = 0.584, [CR_BACKEND_METAL] = 0.833, [CR_BACKEND_ROCM] = 0.652, [CR_BACKEND_VULKAN] = 0.485, [CR_BACKEND_CPU] = 0.651 },
+	.prefill_q90 = { [CR_BACKEND_CUDA] = 1.668, [CR_BACKEND_METAL] = 1.477, [CR_BACKEND_ROCM] = 1.416, [CR_BACKEND_VULKAN] = 2.026, [CR_BACKEND_CPU] = 1.744 },
 };
 
 /* 2025-26 single-device rows per (backend, memory class, vendor): decode rows,

@@ -6,7 +6,8 @@
  * Decode, seconds per token:
  *   bytes / (decode_eff[mem] x backend_eff[b] x cell_eff[b][mem] [x vulkan_vendor_eff[v]] x BW)
  *   + layers x layer_s[b] + recurrent layers x recurrent_layer_s
- *   + (MoE) layers x experts used x moe_expert_s + (CPU) active params x cpu_param_s
+ *   + (MoE) layers x experts used x moe_expert_s
+ *   + (CPU) active params x cpu_param_s / the CPU's FP32 TFLOPS (cpu_default_tflops when unknown)
  * with KV bytes counted x kv_read_factor.
  *
  * Prefill, seconds per prompt token (micro-batch ub):
@@ -32,6 +33,7 @@ typedef struct cr_speed_model {
 	double recurrent_layer_s;
 	double moe_expert_s;
 	double cpu_param_s;
+	double cpu_default_tflops;
 	double multi_gpu_factor;
 	double prefill_eff[CR_BACKEND_COUNT];
 	double prefill_cell[CR_BACKEND_COUNT][CR_MEMTYPE_COUNT];
