@@ -1268,6 +1268,33 @@ static void test_speed_confidence(void **state)
 	assert_string_equal(e.decode_note, "");
 }
 
+/* CPU decode: the per-parameter time is divided by the CPU's FP32 TFLOPS:
+ * going from 1 to 2 TFLOPS saves twice what going from 2 to 4 does (the
+ * rest of the fixed time is the same); a CPU without a figure says that its
+ * time is the calibration median's. */
+static void test_cpu_decode_flops(void **state)
+{
+	static const char *const spec[] = { "custom:mem_gb=64,bw_gbs=90,tflops=1,backend=cpu",
+					    "custom:mem_gb=64,bw_gbs=90,tflops=2,backend=cpu",
+					    "custom:mem_gb=64,bw_gbs=90,tflops=4,backend=cpu",
+					    "custom:mem_gb=64,bw_gbs=90,backend=cpu" };
+	cr_estimate e[4];
+	cr_error err = CR_ERROR_INIT;
+
+	(void)state;
+	for (unsigned i = 0; i < 4; i++) {
+		cr_rig r;
+
+		assert_int_equal(cr_rig_parse_spec(spec[i], &r, &err), CR_OK);
+		e[i] = run_ctx("llama-3.1-8b", "Q4_K_M", &r, 4096);
+	}
+	assert_true(e[0].decode_fixed_s > e[1].decode_fixed_s && e[1].decode_fixed_s > e[2].decode_fixed_s);
+	assert_true(fabs((e[0].decode_fixed_s - e[1].decode_fixed_s) / (e[1].decode_fixed_s - e[2].decode_fixed_s) -
+			 2.0) < 1e-6);
+	assert_string_equal(e[1].decode_note, "");
+	assert_non_null(strstr(e[3].decode_note, "no FP32 figure for this CPU"));
+}
+
 /* ---- rigs with several devices and tiers ------------------------------------------------ */
 
 static void test_multi_device(void **state)
@@ -2121,6 +2148,7 @@ int main(void)
 		cmocka_unit_test(test_prefill_depth_and_moe),
 		cmocka_unit_test(test_decode_layers_and_memory),
 		cmocka_unit_test(test_speed_confidence),
+		cmocka_unit_test(test_cpu_decode_flops),
 		cmocka_unit_test(test_multi_device),
 		cmocka_unit_test(test_split_two_gpus),
 		cmocka_unit_test(test_split_unequal),
