@@ -202,7 +202,9 @@ typedef struct cr_device {
 	uint32_t count;           /**< number of such devices */
 	double memory_gib;        /**< per device, 2^30 bytes */
 	double bandwidth_gbs;     /**< per device, 10^9 bytes/s, vendor peak */
-	double fp16_tflops;       /**< per device, dense; 0 = unknown */
+	double fp16_tflops;       /**< per device, dense FP16 tensor rate (a GPU without tensor
+				       cores, and a CPU: its FP32 FMA rate, which the CPU's prefill
+				       and decode per-parameter time use); 0 = unknown */
 	cr_backend backend;
 	cr_mem_kind kind;
 	double usable_fraction;   /**< share usable by the runtime, (0, 1] */

@@ -446,16 +446,20 @@ static void explain_devices(const row *r, FILE *f)
 {
 	const cr_estimate *e = &r->est;
 	char a[32], b[32], c[32], d[32], x[32], t[32], u[32];
+	char pipe[64] = "";
 
 	if (e->n_gpus < 2)
 		return;
+	if (e->pipeline_parallel)
+		snprintf(pipe, sizeof(pipe), ", pipeline parallelism on (%u copies of the graph inputs)",
+			 CR_SCHED_MAX_COPIES);
 	fprintf(f, "  %-16s %14s  layer split %s%s; each device: model + KV + compute + other + reserve = total / usable\n",
 		"devices", "",
 		r->opts.n_tensor_split ? "by --tensor-split"
 		: r->opts.gpu_layers < 0 && e->offload_fraction > 0
 			? "filled per device with whole layers up to its margin (partial offload, as llama-server's fit)"
 			: "in proportion to free memory (usable less reserve)",
-		e->pipeline_parallel ? ", pipeline parallelism on (4 copies of the graph inputs)" : "");
+		pipe);
 	for (unsigned i = 0; i < e->n_gpus; i++) {
 		const cr_gpu_use *g = &e->gpus[i];
 		char name[24];

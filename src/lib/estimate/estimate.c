@@ -1876,13 +1876,17 @@ size_t cr_estimate_explain_weights(const cr_model *m, const cr_weights *w, const
 			snprintf(extra, sizeof(extra),
 				 " + %.0f MiB on GPU 0: a host-resident weight copied for op offload (batches >= 32)",
 				 p.offload / MIB);
-		if (p.n_gpus >= 2)
+		if (p.n_gpus >= 2) {
 			/* A layer split: per device (split_gpus); --explain lists them. */
+			char pipe[64] = "";
+
+			if (p.pipeline)
+				snprintf(pipe, sizeof(pipe), " (+ %u copies of its inputs: pipeline parallelism)",
+					 CR_SCHED_MAX_COPIES - 1);
 			snprintf(x->formula, sizeof(x->formula),
 				 "%.1f MiB with the output layer, %.1f MiB without%s, per device of the split%s, flash attention %s",
-				 p.compute / MIB, body_peak_of(m, o) / MIB,
-				 p.pipeline ? " (+ 3 copies of its inputs: pipeline parallelism)" : "", extra,
-				 o->flash_attn ? "on" : "off");
+				 p.compute / MIB, body_peak_of(m, use) / MIB, pipe, extra, o->flash_attn ? "on" : "off");
+		}
 		else
 			snprintf(x->formula, sizeof(x->formula), "%.1f MiB x %u device(s)%s, flash attention %s",
 				 p.compute / MIB, t.n_acc ? t.n_acc : 1, extra, o->flash_attn ? "on" : "off");
