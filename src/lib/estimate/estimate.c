@@ -1016,6 +1016,18 @@ static double prefill_rate_f16(const cr_device *d)
 	return prefill_eff(d, true) * d->fp16_tflops * 1e12;
 }
 
+/* Attention FLOPs run in the backend's own flash-attention kernels, at
+ * attention_cost[backend] times the weight GEMMs' cost per FLOP. */
+static double attention_rate(const cr_device *d)
+{
+	return prefill_rate(d) / cr_speed.attention_cost[bk(d->backend)];
+}
+
+static double attention_rate_f16(const cr_device *d)
+{
+	return prefill_rate_f16(d) / cr_speed.attention_cost[bk(d->backend)];
+}
+
 /* Per-token time of tensor parallelism's all-reduces: two per layer
  * (after attention and after the FFN), each moving 2(n−1)/n × hidden × 2 B
  * per device over the link (ring all-reduce). */
@@ -1156,6 +1168,7 @@ static double prefill_tps(const cr_model *m, const profile *pf, const cr_estimat
 	double ub = prompt < o->n_ubatch ? prompt : o->n_ubatch;
 	double a_exp = active_expert_params(m);
 	double flops = 2.0 * ((double)m->active_params - a_exp);
+	double attn;
 	double w_all = weights - (m->tied_embeddings ? 0 : embedding_bytes(m, weights));
 	double time = 0;
 	const cr_device *sys = first_system(r);
@@ -1174,12 +1187,13 @@ static double prefill_tps(const cr_model *m, const profile *pf, const cr_estimat
 
 		flops += 2.0 * a_exp * (mt + k->moe_half_tokens) / mt;
 	}
-	flops += k->attention_cost * attention_flops(m, depth + prompt / 2.0);
+	attn = attention_flops(m, depth + prompt / 2.0);
 	if (t->n_acc) {
 		for (unsigned g = 0; g < r->n_devices; g++)
 			if (r->devices[g].kind != CR_MEM_SYSTEM && r->devices[g].fp16_tflops <= 0)
 				return 0; /* unknown: no figure for a device that does work */
 		time += acc_time(r, t, o, flops, f16 ? prefill_rate_f16 : prefill_rate) +
+			acc_time(r, t, o, attn, f16 ? attention_rate_f16 : attention_rate) +
 			acc_time(r, t, o, w_all / ub + kv_pass, decode_rate) + m->n_layers * k->prefill_layer_s / ub;
 		/* llama.cpp runs large batches of layers kept in RAM on the GPU
 		 * too, copying their weights over the bus once per micro-batch
@@ -1200,7 +1214,9 @@ static double prefill_tps(const cr_model *m, const profile *pf, const cr_estimat
 	} else {
 		if (!sys || sys->fp16_tflops <= 0)
 			return 0;
-		time += flops / ((f16 ? prefill_rate_f16 : prefill_rate)(sys) * sys->count) + (w_all / ub + kv_pass) / decode_rate(sys) +
+		time += flops / ((f16 ? prefill_rate_f16 : prefill_rate)(sys) * sys->count) +
+			attn / ((f16 ? attention_rate_f16 : attention_rate)(sys) * sys->count) +
+			(w_all / ub + kv_pass) / decode_rate(sys) +
 			m->n_layers * k->prefill_layer_s / ub;
 	}
 	return time > 0 ? 1.0 / time : 0;
