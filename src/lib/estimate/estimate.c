@@ -1885,7 +1885,13 @@ size_t cr_estimate_explain_weights(const cr_model *m, const cr_weights *w, const
 			snprintf(extra, sizeof(extra),
 				 " + %.0f MiB on GPU 0: a host-resident weight copied for op offload (batches >= 32)",
 				 p.offload / MIB);
-		if (p.n_gpus >= 2) {
+		if (p.n_gpus >= 2 && !p.gpus[0].layers && !p.gpus[0].output_layer && p.offload > 0) {
+			/* No layer on the GPUs: op offload's buffer on the first only (split_gpus). */
+			snprintf(x->formula, sizeof(x->formula),
+				 "%.1f MiB on GPU 0 only (no layer on the GPUs): op offload's peak, %.1f MiB + a %.0f MiB "
+				 "host-resident weight copy (batches >= 32), flash attention %s",
+				 (p.compute + p.offload) / MIB, p.compute / MIB, p.offload / MIB, o->flash_attn ? "on" : "off");
+		} else if (p.n_gpus >= 2) {
 			/* A layer split: per device (split_gpus); --explain lists them. */
 			char pipe[64] = "";
 
