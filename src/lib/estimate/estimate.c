@@ -771,6 +771,15 @@ static void split_gpus(const cr_model *m, const cr_estimate_opts *o, double weig
 				c += (CR_SCHED_MAX_COPIES - 1) *
 				     ((full_on[i] ? cells_full_stream(o) * ub * mask_bpe : 0) +
 				      (swa_on[i] ? cells_swa_stream(m, o) * ub * mask_bpe : 0) + ub * 4.0 * m->hidden);
+		} else if (i == 0 && p->offload > 0) {
+			/* No layer on the first GPU (-ngl 0): op offload still runs the
+			 * host-resident weights' matmuls there, as the scheduler gives
+			 * an offloaded op to the highest-priority backend that takes it
+			 * (ggml-backend.cpp ggml_backend_sched_backend_id_from_cur, the
+			 * "1.off" loop over backends 0 .. CPU - 1), and nothing else
+			 * shares the buffer: it is op offload's whole peak, compute +
+			 * offload (op_offload_extra), as on one GPU. */
+			c = compute;
 		}
 		u->compute_bytes = (uint64_t)c;
 		if (i == 0)
@@ -1892,7 +1901,13 @@ size_t cr_estimate_explain_weights(const cr_model *m, const cr_weights *w, const
 			snprintf(extra, sizeof(extra),
 				 " + %.0f MiB on GPU 0: a host-resident weight copied for op offload (batches >= 32)",
 				 p.offload / MIB);
-		if (p.n_gpus >= 2) {
+		if (p.n_gpus >= 2 && !p.gpus[0].layers && !p.gpus[0].output_layer && p.offload > 0) {
+			/* No layer on the GPUs: op offload's buffer on the first only (split_gpus). */
+			snprintf(x->formula, sizeof(x->formula),
+				 "%.1f MiB on GPU 0 only (no layer on the GPUs): op offload's peak, %.1f MiB + a %.0f MiB "
+				 "host-resident weight copy (batches >= 32), flash attention %s",
+				 (p.compute + p.offload) / MIB, p.compute / MIB, p.offload / MIB, o->flash_attn ? "on" : "off");
+		} else if (p.n_gpus >= 2) {
 			/* A layer split: per device (split_gpus); --explain lists them. */
 			char pipe[64] = "";
 
