@@ -1295,6 +1295,30 @@ static void test_cpu_decode_flops(void **state)
 	assert_non_null(strstr(e[3].decode_note, "no FP32 figure for this CPU"));
 }
 
+/* GPU decode: besides the fixed time per layer, each layer has work that is
+ * partly bandwidth-bound, timed as 1 / sqrt(bandwidth): going from 250 to
+ * 1000 GB/s saves exactly twice what going from 1000 to 4000 does (a fixed
+ * byte count would save four times as much, a fixed time nothing). */
+static void test_gpu_layer_work(void **state)
+{
+	static const char *const spec[] = { "custom:mem_gb=80,bw_gbs=250,tflops=100",
+					    "custom:mem_gb=80,bw_gbs=1000,tflops=100",
+					    "custom:mem_gb=80,bw_gbs=4000,tflops=100" };
+	cr_estimate e[3];
+	cr_error err = CR_ERROR_INIT;
+
+	(void)state;
+	for (unsigned i = 0; i < 3; i++) {
+		cr_rig r;
+
+		assert_int_equal(cr_rig_parse_spec(spec[i], &r, &err), CR_OK);
+		e[i] = run_ctx("llama-3.1-8b", "Q4_K_M", &r, 4096);
+	}
+	assert_true(e[0].decode_fixed_s > e[1].decode_fixed_s && e[1].decode_fixed_s > e[2].decode_fixed_s);
+	assert_true(fabs((e[0].decode_fixed_s - e[1].decode_fixed_s) / (e[1].decode_fixed_s - e[2].decode_fixed_s) -
+			 2.0) < 1e-6);
+}
+
 /* ---- rigs with several devices and tiers ------------------------------------------------ */
 
 static void test_multi_device(void **state)
@@ -2189,6 +2213,7 @@ int main(void)
 		cmocka_unit_test(test_decode_layers_and_memory),
 		cmocka_unit_test(test_speed_confidence),
 		cmocka_unit_test(test_cpu_decode_flops),
+		cmocka_unit_test(test_gpu_layer_work),
 		cmocka_unit_test(test_multi_device),
 		cmocka_unit_test(test_split_two_gpus),
 		cmocka_unit_test(test_split_unequal),

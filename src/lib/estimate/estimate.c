@@ -1005,6 +1005,15 @@ static double decode_rate(const cr_device *d)
 	return bw_eff(d) * d->bandwidth_gbs * 1e9;
 }
 
+/* The rate at which a GPU gets through the per-layer work that is partly
+ * bandwidth-bound (small tensors, activations between kernels, each
+ * kernel's ramp and tail): decode's rate / sqrt(BW / 1000), so that time
+ * falls as 1 / sqrt(BW) (docs/accuracy.md "Speed: the model"). */
+static double layer_rate(const cr_device *d)
+{
+	return decode_rate(d) / sqrt(d->bandwidth_gbs / 1000.0);
+}
+
 /* Share of the dense FP16 peak the weight GEMMs reach; `f16`: F16 / BF16
  * weights (the GEMM path rather than the quantized kernels). */
 static double prefill_eff(const cr_device *d, bool f16)
@@ -1125,6 +1134,11 @@ static void decode(const cr_model *m, const profile *pf, const cr_estimate_opts 
 	       cr_model_count_layers(m, CR_LAYER_RECURRENT) * k->recurrent_layer_s +
 	       (m->experts_total ? m->n_layers * (double)m->experts_used * k->moe_expert_s : 0) +
 	       cpu_share * (double)m->active_params * k->cpu_param_s / cpu_tflops(sys);
+	/* Layer split: each GPU runs its share of the layers; tensor split:
+	 * every GPU runs every layer. */
+	if (layers_acc > 0)
+		time += o->split == CR_SPLIT_TENSOR ? layers_acc * k->layer_bytes / layer_rate(acc)
+						    : acc_time(r, t, o, layers_acc * k->layer_bytes, layer_rate);
 	d->fixed_s = time;
 	if (t->n_acc && d->acc_read > 0) {
 		/* KV bytes are read by the attention kernels at a lower rate

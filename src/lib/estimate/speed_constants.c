@@ -8,50 +8,52 @@
 
 const cr_speed_model cr_speed = {
 	/* decode: achievable share of peak bandwidth per memory class (CPU rows: DDR) */
-	.decode_eff = { [CR_MEMTYPE_AUTO] = 0.6897, [CR_MEMTYPE_HBM] = 0.4863, [CR_MEMTYPE_GDDR] = 0.6897, [CR_MEMTYPE_LPDDR] = 0.7213, [CR_MEMTYPE_DDR] = 0.7366 },
+	.decode_eff = { [CR_MEMTYPE_AUTO] = 0.8250, [CR_MEMTYPE_HBM] = 0.5757, [CR_MEMTYPE_GDDR] = 0.8250, [CR_MEMTYPE_LPDDR] = 0.8181, [CR_MEMTYPE_DDR] = 0.7366 },
 	/* per backend, and per (backend, memory class: AUTO, HBM, GDDR, LPDDR, DDR) */
-	.backend_eff = { [CR_BACKEND_CUDA] = 1.0000, [CR_BACKEND_METAL] = 0.9899, [CR_BACKEND_ROCM] = 0.9443, [CR_BACKEND_VULKAN] = 0.9195, [CR_BACKEND_CPU] = 1.0000 },
+	.backend_eff = { [CR_BACKEND_CUDA] = 1.0000, [CR_BACKEND_METAL] = 0.9711, [CR_BACKEND_ROCM] = 0.9907, [CR_BACKEND_VULKAN] = 0.9477, [CR_BACKEND_CPU] = 1.0000 },
 	.cell_eff = {
-		[CR_BACKEND_CUDA] = { 1, 0.9713, 1.1413, 1.0472, 1.0000 },
-		[CR_BACKEND_METAL] = { 1, 1.0000, 1.0000, 0.9843, 1.0000 },
-		[CR_BACKEND_ROCM] = { 1, 0.9399, 0.9861, 0.9865, 1.0000 },
-		[CR_BACKEND_VULKAN] = { 1, 1.0000, 0.8852, 0.9908, 1.0000 },
+		[CR_BACKEND_CUDA] = { 1, 0.9743, 1.1223, 1.0902, 1.0000 },
+		[CR_BACKEND_METAL] = { 1, 1.0000, 1.0000, 0.9551, 1.0000 },
+		[CR_BACKEND_ROCM] = { 1, 0.9774, 1.0075, 1.0007, 1.0000 },
+		[CR_BACKEND_VULKAN] = { 1, 1.0000, 0.9215, 0.9978, 1.0000 },
 		[CR_BACKEND_CPU] = { 1, 1.0000, 1.0000, 1.0000, 1.0000 },
 	},
 	/* Vulkan: per GPU vendor (driver and shader paths); 1 for any other */
-	.vulkan_vendor_eff = { [CR_VENDOR_NVIDIA] = 1.0123, [CR_VENDOR_AMD] = 1.1551, [CR_VENDOR_INTEL] = 0.7501 },
-	.kv_read_factor = 1.1798,     /* KV bytes cost this many weight bytes */
+	.vulkan_vendor_eff = { [CR_VENDOR_NVIDIA] = 1.0422, [CR_VENDOR_AMD] = 1.1670, [CR_VENDOR_INTEL] = 0.7559 },
+	.kv_read_factor = 1.1425,     /* KV bytes cost this many weight bytes */
 	/* seconds per layer per token: kernel launches and synchronisation */
-	.layer_s = { [CR_BACKEND_CUDA] = 2.375e-05, [CR_BACKEND_METAL] = 6.886e-05, [CR_BACKEND_ROCM] = 2.061e-05, [CR_BACKEND_VULKAN] = 2.097e-05, [CR_BACKEND_CPU] = 1.494e-05 },
-	.recurrent_layer_s = 2.606e-05,  /* per linear-attention / SSM layer */
-	.moe_expert_s = 8.515e-06,       /* per expert used, per MoE layer: its gathered matmuls */
-	.cpu_param_s = 3.758e-12,        /* CPU decode: per active parameter, on a 1-TFLOPS CPU */
+	.layer_s = { [CR_BACKEND_CUDA] = 1.200e-05, [CR_BACKEND_METAL] = 1.888e-05, [CR_BACKEND_ROCM] = 1.525e-05, [CR_BACKEND_VULKAN] = 1.608e-05, [CR_BACKEND_CPU] = 1.494e-05 },
+	/* GPUs, per layer: this many bytes at 1000 GB/s, x sqrt(BW / 1000) at BW */
+	.layer_bytes = 6.0630e+07,
+	.recurrent_layer_s = 2.410e-05,  /* per linear-attention / SSM layer */
+	.moe_expert_s = 1.778e-06,       /* per expert used, per MoE layer: its gathered matmuls */
+	.cpu_param_s = 3.759e-12,        /* CPU decode: per active parameter, on a 1-TFLOPS CPU */
 	.cpu_default_tflops = 0.700,  /* a CPU without a figure: the calibration CPUs' median */
-	.multi_gpu_factor = 1.0046,   /* layer split: cards in turn */
+	.multi_gpu_factor = 1.0221,   /* layer split: cards in turn */
 	/* prefill: share of dense FP16 peak the weight GEMMs reach */
-	.prefill_eff = { [CR_BACKEND_CUDA] = 0.3870, [CR_BACKEND_METAL] = 0.6715, [CR_BACKEND_ROCM] = 0.3451, [CR_BACKEND_VULKAN] = 0.1849, [CR_BACKEND_CPU] = 0.9096 },
+	.prefill_eff = { [CR_BACKEND_CUDA] = 0.3818, [CR_BACKEND_METAL] = 0.6753, [CR_BACKEND_ROCM] = 0.3419, [CR_BACKEND_VULKAN] = 0.1838, [CR_BACKEND_CPU] = 0.9107 },
 	.prefill_cell = {
-		[CR_BACKEND_CUDA] = { 1, 0.7770, 1.1381, 1.1215, 1.0000 },
-		[CR_BACKEND_METAL] = { 1, 1.0000, 1.0000, 1.1383, 1.0000 },
-		[CR_BACKEND_ROCM] = { 1, 1.0934, 1.2189, 0.7232, 1.0000 },
-		[CR_BACKEND_VULKAN] = { 1, 1.0000, 1.0543, 0.7821, 1.0000 },
+		[CR_BACKEND_CUDA] = { 1, 0.7817, 1.1428, 1.1064, 1.0000 },
+		[CR_BACKEND_METAL] = { 1, 1.0000, 1.0000, 1.1399, 1.0000 },
+		[CR_BACKEND_ROCM] = { 1, 1.0999, 1.2094, 0.7229, 1.0000 },
+		[CR_BACKEND_VULKAN] = { 1, 1.0000, 1.0489, 0.7849, 1.0000 },
 		[CR_BACKEND_CPU] = { 1, 1.0000, 1.0000, 1.0000, 1.0000 },
 	},
-	.vulkan_vendor_prefill = { [CR_VENDOR_NVIDIA] = 1.4939, [CR_VENDOR_AMD] = 1.3125, [CR_VENDOR_INTEL] = 0.4205 },
-	.prefill_f16 = 1.1536,        /* F16 / BF16 weights (cuBLAS / GEMM path) */
-	.moe_half_tokens = 43.81,    /* tokens per expert at half a dense GEMM's efficiency */
+	.vulkan_vendor_prefill = { [CR_VENDOR_NVIDIA] = 1.4872, [CR_VENDOR_AMD] = 1.3123, [CR_VENDOR_INTEL] = 0.4219 },
+	.prefill_f16 = 1.1365,        /* F16 / BF16 weights (cuBLAS / GEMM path) */
+	.moe_half_tokens = 47.17,    /* tokens per expert at half a dense GEMM's efficiency */
 	/* attention FLOPs relative to weight FLOPs: psi x the backend's own factor (CPU: psi) */
-	.attention_cost = { [CR_BACKEND_CUDA] = 1.7076, [CR_BACKEND_METAL] = 2.0967, [CR_BACKEND_ROCM] = 2.3334, [CR_BACKEND_VULKAN] = 2.8342, [CR_BACKEND_CPU] = 2.0314 },
-	.prefill_layer_s = 1.095e-04,    /* per layer per micro-batch */
-	.prefill_kv_tokens = 72.89,  /* prompt tokens per pass over the KV cache */
+	.attention_cost = { [CR_BACKEND_CUDA] = 1.7245, [CR_BACKEND_METAL] = 2.1274, [CR_BACKEND_ROCM] = 2.3692, [CR_BACKEND_VULKAN] = 2.8899, [CR_BACKEND_CPU] = 2.0581 },
+	.prefill_layer_s = 1.259e-04,    /* per layer per micro-batch */
+	.prefill_kv_tokens = 68.54,  /* prompt tokens per pass over the KV cache */
 	/* out of sample (leave one source out, 2025-26 rows): median absolute error, percent,
 	 * and the 10th / 90th percentiles of measured / predicted */
-	.decode_error_pct = { [CR_BACKEND_CUDA] = 16.5, [CR_BACKEND_METAL] = 17.8, [CR_BACKEND_ROCM] = 8.6, [CR_BACKEND_VULKAN] = 14.8, [CR_BACKEND_CPU] = 40.3 },
-	.decode_q10 = { [CR_BACKEND_CUDA] = 0.607, [CR_BACKEND_METAL] = 0.547, [CR_BACKEND_ROCM] = 0.772, [CR_BACKEND_VULKAN] = 0.501, [CR_BACKEND_CPU] = 0.565 },
-	.decode_q90 = { [CR_BACKEND_CUDA] = 1.352, [CR_BACKEND_METAL] = 1.231, [CR_BACKEND_ROCM] = 1.228, [CR_BACKEND_VULKAN] = 1.309, [CR_BACKEND_CPU] = 1.307 },
-	.prefill_error_pct = { [CR_BACKEND_CUDA] = 21.5, [CR_BACKEND_METAL] = 11.5, [CR_BACKEND_ROCM] = 20.2, [CR_BACKEND_VULKAN] = 32.1, [CR_BACKEND_CPU] = 28.6 },
-	.prefill_q10 = { [CR_BACKEND_CUDA] = 0.591, [CR_BACKEND_METAL] = 0.837, [CR_BACKEND_ROCM] = 0.663, [CR_BACKEND_VULKAN] = 0.481, [CR_BACKEND_CPU] = 0.651 },
-	.prefill_q90 = { [CR_BACKEND_CUDA] = 1.681, [CR_BACKEND_METAL] = 1.470, [CR_BACKEND_ROCM] = 1.412, [CR_BACKEND_VULKAN] = 2.011, [CR_BACKEND_CPU] = 1.742 },
+	.decode_error_pct = { [CR_BACKEND_CUDA] = 16.3, [CR_BACKEND_METAL] = 12.0, [CR_BACKEND_ROCM] = 9.0, [CR_BACKEND_VULKAN] = 15.4, [CR_BACKEND_CPU] = 40.3 },
+	.decode_q10 = { [CR_BACKEND_CUDA] = 0.628, [CR_BACKEND_METAL] = 0.782, [CR_BACKEND_ROCM] = 0.873, [CR_BACKEND_VULKAN] = 0.508, [CR_BACKEND_CPU] = 0.565 },
+	.decode_q90 = { [CR_BACKEND_CUDA] = 1.392, [CR_BACKEND_METAL] = 1.265, [CR_BACKEND_ROCM] = 1.217, [CR_BACKEND_VULKAN] = 1.449, [CR_BACKEND_CPU] = 1.307 },
+	.prefill_error_pct = { [CR_BACKEND_CUDA] = 21.5, [CR_BACKEND_METAL] = 11.6, [CR_BACKEND_ROCM] = 19.5, [CR_BACKEND_VULKAN] = 32.5, [CR_BACKEND_CPU] = 28.5 },
+	.prefill_q10 = { [CR_BACKEND_CUDA] = 0.588, [CR_BACKEND_METAL] = 0.836, [CR_BACKEND_ROCM] = 0.668, [CR_BACKEND_VULKAN] = 0.481, [CR_BACKEND_CPU] = 0.651 },
+	.prefill_q90 = { [CR_BACKEND_CUDA] = 1.660, [CR_BACKEND_METAL] = 1.470, [CR_BACKEND_ROCM] = 1.436, [CR_BACKEND_VULKAN] = 2.012, [CR_BACKEND_CPU] = 1.739 },
 };
 
 /* 2025-26 single-device rows per (backend, memory class, vendor): decode rows,

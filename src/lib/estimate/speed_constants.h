@@ -5,7 +5,8 @@
  *
  * Decode, seconds per token:
  *   bytes / (decode_eff[mem] x backend_eff[b] x cell_eff[b][mem] [x vulkan_vendor_eff[v]] x BW)
- *   + layers x layer_s[b] + recurrent layers x recurrent_layer_s
+ *   + layers x layer_s[b] + (GPUs) layers x layer_bytes x sqrt(BW / 1000) / (eff x BW)
+ *   + recurrent layers x recurrent_layer_s
  *   + (MoE) layers x experts used x moe_expert_s
  *   + (CPU) active params x cpu_param_s / the CPU's FP32 TFLOPS (cpu_default_tflops when unknown)
  * with KV bytes counted x kv_read_factor.
@@ -30,6 +31,9 @@ typedef struct cr_speed_model {
 	double vulkan_vendor_eff[CR_VENDOR_COUNT];
 	double kv_read_factor;
 	double layer_s[CR_BACKEND_COUNT];
+	/* GPUs: per layer, this many bytes at 1000 GB/s; at bandwidth BW the
+	 * layer costs layer_bytes x sqrt(BW / 1000) / (decode efficiency x BW) */
+	double layer_bytes;
 	double recurrent_layer_s;
 	double moe_expert_s;
 	double cpu_param_s;
