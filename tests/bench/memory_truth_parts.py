@@ -56,6 +56,9 @@ check("a plain context: a full batch of logits", B.cspec("t.gguf", case, True)["
 check("draft spec: f16 KV, n_outputs_max = n_seq, same context, sequences and micro-batch",
       d["type_k"] == 1 and d["type_v"] == 1 and d["n_outputs_max"] == 4 and
       (d["n_ctx"], d["n_seq"], d["n_ubatch"], d["kv_unified"]) == (16384, 4, 512, 1), d)
+sv = B.cspec("t.gguf", dict(case, k="f16", v="f16"), True, "server")
+check("llama-server without a draft: one output per slot, its KV types",
+      sv["n_outputs_max"] == 4 and sv["n_outputs_per_seq"] == 1 and sv["type_k"] == 1 and sv["kv_unified"] == 1, sv)
 check("a mini file is allocated for real", B.cspec("m.gguf", case, False)["no_alloc"] == 0)
 
 # the target band: 3 % or 64 MiB, whichever is larger
