@@ -102,4 +102,16 @@ with tempfile.TemporaryDirectory() as tmp:
     with open(doc) as fh:
         check("and leaves it as it was", fh.read() == "# no heading\n")
 
+# gguf-write --nextn 1 (the mtp group's files): one more block, the NextN key, and the layer's
+# nextn tensors after the trunk's 4 blocks of mini-qwen35, whose block 4 is a full-attention layer
+with tempfile.TemporaryDirectory() as d:
+    import subprocess
+    path = os.path.join(d, "n.gguf")
+    subprocess.run([sys.executable, B.WRITER, "--preset", "mini-qwen35", "--nextn", "1", "-o", path], check=True)
+    names = [t[0] for t in B.read_tensors(path)]
+    check("gguf-write --nextn: blk.4 carries the NextN tensors", all(
+        "blk.4.nextn.%s.weight" % x in names for x in ("eh_proj", "enorm", "hnorm", "shared_head_norm")), names[-8:])
+    check("and attention, not Gated DeltaNet", "blk.4.attn_q.weight" in names and "blk.4.ssm_a" not in names)
+    check("the trunk has no NextN tensors", not any(".nextn." in n and not n.startswith("blk.4.") for n in names))
+
 sys.exit(T.summary())
