@@ -530,7 +530,6 @@ static long block_of(const char *name)
 static int count_tensors(mctx *c, const cr_gguf *const *parts, size_t n_parts, cr_gguf_model *gm)
 {
 	cr_model *m = &gm->model;
-
 	bool skip = mtp_weights_skipped(c->arch);
 
 	m->params = 0;
