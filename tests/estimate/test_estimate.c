@@ -1695,6 +1695,46 @@ static void test_op_offload_copy(void **state)
 	assert_true(pair.memory.compute_bytes > moe.memory.compute_bytes);
 }
 
+/* -ngl 0 on a GPU build: no layer on a GPU, yet op offload runs the
+ * host-resident matmuls of a 512-token micro-batch on the first GPU, whose
+ * compute buffer is then op offload's whole peak. Worked by hand for
+ * Qwen3-0.6B Q4_K_M at 4k, ubatch 512, flash attention off: the output end
+ * is the peak, the output weight (tied to the token table, 151936 x 1024,
+ * at Q6_K's 6.5625 bits as the mix's mean is lower: 127 626 240 B) beside
+ * the logits (151936 x 512 x 4 B = 311 164 928) and two hidden rows
+ * (2 x 512 x 1024 x 4 B = 4 194 304): 442 985 472 B = 422.46 MiB. Logged
+ * (bench/data/gpu_memory_logs.csv row 108, llama-server on a Jetson Orin,
+ * 0/29 layers offloaded): "CUDA0 compute buffer size = 422.92 MiB". With
+ * two GPUs the buffer is the first one's only (ggml-backend.cpp gives an
+ * offloaded op to the highest-priority backend that takes it). */
+static void test_op_offload_no_gpu_layer(void **state)
+{
+	cr_rig one = offload_rig(), two = offload_rig();
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_estimate a, b;
+	const double peak = 127626240.0 + 311164928.0 + 4194304.0;
+
+	(void)state;
+	two.devices[0].count = 2;
+	o.n_ctx = 4096;
+	o.flash_attn = false;
+	o.gpu_layers = 0;
+	a = run(ts_model("qwen3-0.6b"), ts_quant("Q4_K_M"), &one, &o);
+	assert_int_equal(a.gpu_layers, 0);
+	assert_close((double)a.memory.compute_bytes, peak, 1024);
+	b = run(ts_model("qwen3-0.6b"), ts_quant("Q4_K_M"), &two, &o);
+	assert_int_equal(b.n_gpus, 2);
+	assert_int_equal(b.gpus[0].layers, 0);
+	assert_int_equal(b.gpus[1].layers, 0);
+	assert_close((double)(b.gpus[0].compute_bytes + b.gpus[0].other_bytes), peak, 1024);
+	assert_int_equal(b.gpus[1].compute_bytes + b.gpus[1].other_bytes, 0);
+	assert_close((double)b.memory.compute_bytes, peak, 1024);
+	/* Below 32 tokens per micro-batch nothing is offloaded: no GPU buffer. */
+	o.n_ubatch = 16;
+	b = run(ts_model("qwen3-0.6b"), ts_quant("Q4_K_M"), &two, &o);
+	assert_int_equal(b.gpus[0].compute_bytes + b.gpus[0].other_bytes, 0);
+}
+
 /* total_bytes against its parts, per kind of rig. */
 static void test_memory_totals(void **state)
 {
@@ -2188,6 +2228,7 @@ int main(void)
 		cmocka_unit_test(test_embedding_model),
 		cmocka_unit_test(test_gpu_layers_and_cpu_moe),
 		cmocka_unit_test(test_op_offload_copy),
+		cmocka_unit_test(test_op_offload_no_gpu_layer),
 		cmocka_unit_test(test_memory_totals),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_resolve_flash_attn),

@@ -803,6 +803,15 @@ static void split_gpus(const cr_model *m, const cr_estimate_opts *o, double weig
 				c += (CR_SCHED_MAX_COPIES - 1) *
 				     ((full_on[i] ? cells_full_stream(o) * ub * mask_bpe : 0) +
 				      (swa_on[i] ? cells_swa_stream(m, o) * ub * mask_bpe : 0) + ub * 4.0 * m->hidden);
+		} else if (i == 0 && p->offload > 0) {
+			/* No layer on the first GPU (-ngl 0): op offload still runs the
+			 * host-resident weights' matmuls there, as the scheduler gives
+			 * an offloaded op to the highest-priority backend that takes it
+			 * (ggml-backend.cpp ggml_backend_sched_backend_id_from_cur, the
+			 * "1.off" loop over backends 0 .. CPU - 1), and nothing else
+			 * shares the buffer: it is op offload's whole peak, compute +
+			 * offload (op_offload_extra), as on one GPU. */
+			c = compute;
 		}
 		u->compute_bytes = (uint64_t)c;
 		if (i == 0)
@@ -1048,6 +1057,18 @@ static double prefill_rate_f16(const cr_device *d)
 	return prefill_eff(d, true) * d->fp16_tflops * 1e12;
 }
 
+/* Attention FLOPs run in the backend's own flash-attention kernels, at
+ * attention_cost[backend] times the weight GEMMs' cost per FLOP. */
+static double attention_rate(const cr_device *d)
+{
+	return prefill_rate(d) / cr_speed.attention_cost[bk(d->backend)];
+}
+
+static double attention_rate_f16(const cr_device *d)
+{
+	return prefill_rate_f16(d) / cr_speed.attention_cost[bk(d->backend)];
+}
+
 /* Per-token time of tensor parallelism's all-reduces: two per layer
  * (after attention and after the FFN), each moving 2(n−1)/n × hidden × 2 B
  * per device over the link (ring all-reduce). */
@@ -1188,6 +1209,7 @@ static double prefill_tps(const cr_model *m, const profile *pf, const cr_estimat
 	double ub = prompt < o->n_ubatch ? prompt : o->n_ubatch;
 	double a_exp = active_expert_params(m);
 	double flops = 2.0 * ((double)m->active_params - a_exp);
+	double attn;
 	double w_all = weights - (m->tied_embeddings ? 0 : embedding_bytes(m, weights));
 	double time = 0;
 	const cr_device *sys = first_system(r);
@@ -1206,12 +1228,13 @@ static double prefill_tps(const cr_model *m, const profile *pf, const cr_estimat
 
 		flops += 2.0 * a_exp * (mt + k->moe_half_tokens) / mt;
 	}
-	flops += k->attention_cost * attention_flops(m, depth + prompt / 2.0);
+	attn = attention_flops(m, depth + prompt / 2.0);
 	if (t->n_acc) {
 		for (unsigned g = 0; g < r->n_devices; g++)
 			if (r->devices[g].kind != CR_MEM_SYSTEM && r->devices[g].fp16_tflops <= 0)
 				return 0; /* unknown: no figure for a device that does work */
 		time += acc_time(r, t, o, flops, f16 ? prefill_rate_f16 : prefill_rate) +
+			acc_time(r, t, o, attn, f16 ? attention_rate_f16 : attention_rate) +
 			acc_time(r, t, o, w_all / ub + kv_pass, decode_rate) + m->n_layers * k->prefill_layer_s / ub;
 		/* llama.cpp runs large batches of layers kept in RAM on the GPU
 		 * too, copying their weights over the bus once per micro-batch
@@ -1232,7 +1255,9 @@ static double prefill_tps(const cr_model *m, const profile *pf, const cr_estimat
 	} else {
 		if (!sys || sys->fp16_tflops <= 0)
 			return 0;
-		time += flops / ((f16 ? prefill_rate_f16 : prefill_rate)(sys) * sys->count) + (w_all / ub + kv_pass) / decode_rate(sys) +
+		time += flops / ((f16 ? prefill_rate_f16 : prefill_rate)(sys) * sys->count) +
+			attn / ((f16 ? attention_rate_f16 : attention_rate)(sys) * sys->count) +
+			(w_all / ub + kv_pass) / decode_rate(sys) +
 			m->n_layers * k->prefill_layer_s / ub;
 	}
 	return time > 0 ? 1.0 / time : 0;
@@ -1909,7 +1934,13 @@ size_t cr_estimate_explain_weights(const cr_model *m, const cr_weights *w, const
 			snprintf(extra, sizeof(extra),
 				 " + %.0f MiB on GPU 0: a host-resident weight copied for op offload (batches >= 32)",
 				 p.offload / MIB);
-		if (p.n_gpus >= 2) {
+		if (p.n_gpus >= 2 && !p.gpus[0].layers && !p.gpus[0].output_layer && p.offload > 0) {
+			/* No layer on the GPUs: op offload's buffer on the first only (split_gpus). */
+			snprintf(x->formula, sizeof(x->formula),
+				 "%.1f MiB on GPU 0 only (no layer on the GPUs): op offload's peak, %.1f MiB + a %.0f MiB "
+				 "host-resident weight copy (batches >= 32), flash attention %s",
+				 (p.compute + p.offload) / MIB, p.compute / MIB, p.offload / MIB, o->flash_attn ? "on" : "off");
+		} else if (p.n_gpus >= 2) {
 			/* A layer split: per device (split_gpus); --explain lists them. */
 			char pipe[64] = "";
 

@@ -29,28 +29,29 @@ const cr_speed_model cr_speed = {
 	.cpu_default_tflops = 0.700,  /* a CPU without a figure: the calibration CPUs' median */
 	.multi_gpu_factor = 1.0046,   /* layer split: cards in turn */
 	/* prefill: share of dense FP16 peak the weight GEMMs reach */
-	.prefill_eff = { [CR_BACKEND_CUDA] = 0.3985, [CR_BACKEND_METAL] = 0.6712, [CR_BACKEND_ROCM] = 0.3386, [CR_BACKEND_VULKAN] = 0.1808, [CR_BACKEND_CPU] = 0.9077 },
+	.prefill_eff = { [CR_BACKEND_CUDA] = 0.3870, [CR_BACKEND_METAL] = 0.6715, [CR_BACKEND_ROCM] = 0.3451, [CR_BACKEND_VULKAN] = 0.1849, [CR_BACKEND_CPU] = 0.9096 },
 	.prefill_cell = {
-		[CR_BACKEND_CUDA] = { 1, 0.7788, 1.1286, 1.1367, 1.0000 },
-		[CR_BACKEND_METAL] = { 1, 1.0000, 1.0000, 1.1381, 1.0000 },
-		[CR_BACKEND_ROCM] = { 1, 1.1017, 1.2141, 0.7171, 1.0000 },
-		[CR_BACKEND_VULKAN] = { 1, 1.0000, 1.0496, 0.7812, 1.0000 },
+		[CR_BACKEND_CUDA] = { 1, 0.7770, 1.1381, 1.1215, 1.0000 },
+		[CR_BACKEND_METAL] = { 1, 1.0000, 1.0000, 1.1383, 1.0000 },
+		[CR_BACKEND_ROCM] = { 1, 1.0934, 1.2189, 0.7232, 1.0000 },
+		[CR_BACKEND_VULKAN] = { 1, 1.0000, 1.0543, 0.7821, 1.0000 },
 		[CR_BACKEND_CPU] = { 1, 1.0000, 1.0000, 1.0000, 1.0000 },
 	},
-	.vulkan_vendor_prefill = { [CR_VENDOR_NVIDIA] = 1.5056, [CR_VENDOR_AMD] = 1.3320, [CR_VENDOR_INTEL] = 0.4088 },
-	.prefill_f16 = 1.1523,        /* F16 / BF16 weights (cuBLAS / GEMM path) */
-	.moe_half_tokens = 44.60,    /* tokens per expert at half a dense GEMM's efficiency */
-	.attention_cost = 1.9767,     /* attention FLOPs relative to weight FLOPs */
-	.prefill_layer_s = 1.123e-04,    /* per layer per micro-batch */
-	.prefill_kv_tokens = 69.48,  /* prompt tokens per pass over the KV cache */
+	.vulkan_vendor_prefill = { [CR_VENDOR_NVIDIA] = 1.4939, [CR_VENDOR_AMD] = 1.3125, [CR_VENDOR_INTEL] = 0.4205 },
+	.prefill_f16 = 1.1536,        /* F16 / BF16 weights (cuBLAS / GEMM path) */
+	.moe_half_tokens = 43.81,    /* tokens per expert at half a dense GEMM's efficiency */
+	/* attention FLOPs relative to weight FLOPs: psi x the backend's own factor (CPU: psi) */
+	.attention_cost = { [CR_BACKEND_CUDA] = 1.7076, [CR_BACKEND_METAL] = 2.0967, [CR_BACKEND_ROCM] = 2.3334, [CR_BACKEND_VULKAN] = 2.8342, [CR_BACKEND_CPU] = 2.0314 },
+	.prefill_layer_s = 1.095e-04,    /* per layer per micro-batch */
+	.prefill_kv_tokens = 72.89,  /* prompt tokens per pass over the KV cache */
 	/* out of sample (leave one source out, 2025-26 rows): median absolute error, percent,
 	 * and the 10th / 90th percentiles of measured / predicted */
 	.decode_error_pct = { [CR_BACKEND_CUDA] = 16.5, [CR_BACKEND_METAL] = 17.8, [CR_BACKEND_ROCM] = 8.6, [CR_BACKEND_VULKAN] = 14.8, [CR_BACKEND_CPU] = 40.3 },
 	.decode_q10 = { [CR_BACKEND_CUDA] = 0.607, [CR_BACKEND_METAL] = 0.547, [CR_BACKEND_ROCM] = 0.772, [CR_BACKEND_VULKAN] = 0.501, [CR_BACKEND_CPU] = 0.565 },
 	.decode_q90 = { [CR_BACKEND_CUDA] = 1.352, [CR_BACKEND_METAL] = 1.231, [CR_BACKEND_ROCM] = 1.228, [CR_BACKEND_VULKAN] = 1.309, [CR_BACKEND_CPU] = 1.307 },
-	.prefill_error_pct = { [CR_BACKEND_CUDA] = 23.3, [CR_BACKEND_METAL] = 11.3, [CR_BACKEND_ROCM] = 20.1, [CR_BACKEND_VULKAN] = 33.4, [CR_BACKEND_CPU] = 28.9 },
-	.prefill_q10 = { [CR_BACKEND_CUDA] = 0.584, [CR_BACKEND_METAL] = 0.833, [CR_BACKEND_ROCM] = 0.652, [CR_BACKEND_VULKAN] = 0.485, [CR_BACKEND_CPU] = 0.651 },
-	.prefill_q90 = { [CR_BACKEND_CUDA] = 1.668, [CR_BACKEND_METAL] = 1.477, [CR_BACKEND_ROCM] = 1.416, [CR_BACKEND_VULKAN] = 2.026, [CR_BACKEND_CPU] = 1.744 },
+	.prefill_error_pct = { [CR_BACKEND_CUDA] = 21.5, [CR_BACKEND_METAL] = 11.5, [CR_BACKEND_ROCM] = 20.2, [CR_BACKEND_VULKAN] = 32.1, [CR_BACKEND_CPU] = 28.6 },
+	.prefill_q10 = { [CR_BACKEND_CUDA] = 0.591, [CR_BACKEND_METAL] = 0.837, [CR_BACKEND_ROCM] = 0.663, [CR_BACKEND_VULKAN] = 0.481, [CR_BACKEND_CPU] = 0.651 },
+	.prefill_q90 = { [CR_BACKEND_CUDA] = 1.681, [CR_BACKEND_METAL] = 1.470, [CR_BACKEND_ROCM] = 1.412, [CR_BACKEND_VULKAN] = 2.011, [CR_BACKEND_CPU] = 1.742 },
 };
 
 /* 2025-26 single-device rows per (backend, memory class, vendor): decode rows,
