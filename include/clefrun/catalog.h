@@ -117,6 +117,22 @@ typedef struct cr_model {
 	uint32_t experts_shared_ffn;   /**< shared expert width; 0: same as ffn */
 	uint32_t experts_every;        /**< MoE on every n-th layer only (layers n-1, 2n-1, ...), dense FFN
 					    of experts_dense_ffn between; 0: every layer */
+	/** Multi-token-prediction (NextN) layers the model ships beside its trunk
+	 *  (config.json num_nextn_predict_layers / mtp_num_hidden_layers; a GGUF's
+	 *  {arch}.nextn_predict_layers, counted there among n_layers as the last
+	 *  ones). llama.cpp v0.4.0 loads their weights only for --spec-type
+	 *  draft-mtp (common/common.cpp:1714 load_mtp; the loader skips them
+	 *  otherwise), so no estimate counts their weights; clefrun does not
+	 *  model MTP drafting. 0 when none. */
+	uint32_t mtp_layers;
+	/** Of a catalog model's mtp_layers, those a llama.cpp GGUF carries and
+	 *  whose KV cache llama.cpp's main context allocates although its graph
+	 *  never reads it (the generic llama_kv_cache, no layer filter:
+	 *  glm4moe; cr_catalog_load sets it). Sized as full-attention layers of
+	 *  the trunk's widest KV. A GGUF's own MTP layers carry their KV in
+	 *  kv_heads instead, so it is 0 there. */
+	uint32_t mtp_kv_layers;
+	char mtp_source[CR_URL_MAX];  /**< where mtp_layers was read, "" when 0 */
 	cr_vision vision;           /**< vision tower; all 0 when text-only */
 	bool tied_embeddings;
 	cr_model_task task;         /**< CR_TASK_GENERATION unless the catalog says "task" */

@@ -270,7 +270,13 @@ typedef struct cr_gguf_model {
 	uint32_t n_parts;          /**< split files read */
 	uint32_t full_attention_interval; /**< hybrid models: every Nth layer keeps a KV cache; 0 otherwise */
 	uint32_t swa_period;       /**< sliding-window period used (0 when per-layer or none) */
-	uint32_t nextn_layers;     /**< multi-token-prediction layers (no KV cache in llama.cpp) */
+	uint32_t nextn_layers;     /**< multi-token-prediction (NextN) layers, the last of block_count:
+				        llama.cpp v0.4.0 caches their KV in the main context unless the
+				        architecture filters them out (qwen35, qwen3next, mimo2, ...) */
+	uint64_t mtp_bytes;        /**< their tensor bytes; left out of weights_bytes (and params) where
+				        llama.cpp loads them only for --spec-type draft-mtp (glm4moe,
+				        deepseek2, qwen35, ...) */
+	bool mtp_skipped;          /**< mtp_bytes are left out so (the architecture skips them) */
 	bool generic;              /**< architecture not known to clefrun: standard keys only */
 	char file_type[CR_ID_MAX]; /**< general.file_type by name ("Q4_K_M"), or "" */
 } cr_gguf_model;

@@ -202,7 +202,8 @@ int cr_plan_fixes(const cr_model *model, const cr_weights *w, const cr_rig *rig,
 		  const cr_estimate_opts *opts, const cr_quant *const *quants, size_t nq, cr_fix *out,
 		  size_t cap, size_t *n, cr_estimate *now, cr_error *err);
 
-/** Speculative decoding with a draft model (llama.cpp -md DRAFT --draft-max K). */
+/** Speculative decoding with a draft model (llama-server -md DRAFT --spec-type draft-simple
+ *  --spec-draft-n-max K; before llama.cpp v0.4.0, --draft-max K). */
 typedef struct cr_draft_plan {
 	cr_estimate target;        /**< the target alone at opts: memory and fit as llama-server holds
 				        it beside a draft (opts' n_seq slots, logits for K + 1 outputs
@@ -223,8 +224,12 @@ typedef struct cr_draft_plan {
 	bool fits;                 /**< target and draft together within the rig's usable memory */
 } cr_draft_plan;
 
-/** llama.cpp's default --draft-max (common/common.h, common_params_speculative n_max). */
-#define CR_PLAN_DRAFT_MAX_DEFAULT 16u
+/** llama.cpp's default number of drafted tokens: llama.cpp v0.4.0 (ggml-org/llama.cpp
+ *  80fb11ac, 2026-09-12) common/common.h:326, common_params_speculative_draft::n_max = 3,
+ *  printed by common/arg.cpp:4150 (--spec-draft-n-max, "default: 3"), and the same in the
+ *  later master snapshot 001d906. Releases before v0.4.0 had common_params_speculative::n_max
+ *  = 16 (common/common.h @de93b99), the value clefrun used until now. */
+#define CR_PLAN_DRAFT_MAX_DEFAULT 3u
 /** Default acceptance: the median of the 55 draft-model rows of bench/data/speculative.csv
  *  (accepted / drafted tokens; docs/plans.md). */
 #define CR_PLAN_DRAFT_ACCEPT_DEFAULT 0.53

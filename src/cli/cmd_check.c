@@ -249,6 +249,13 @@ static void print_heading(const check_cfg *c, const cr_model *m, FILE *f)
 		m->active_params != m->params ? " active" : "", ctx, m->context_max,
 		kv, c->fmt == FMT_MARKDOWN ? "**" : "");
 	fprintf(f, "%s; KV grows %.1f KiB per token\n", layout, kv_tok);
+	/* llama.cpp v0.4.0 loads the MTP head only for --spec-type draft-mtp
+	 * (common/common.cpp:1714); clefrun estimates the run without it. */
+	if (m->mtp_layers)
+		fprintf(f, "%u MTP layer%s: weights not loaded without --spec-type draft-mtp%s; MTP drafting is not modelled\n",
+			m->mtp_layers, m->mtp_layers == 1 ? "" : "s",
+			m->mtp_kv_layers || (m->n_layers && m->kv_heads[m->n_layers - 1])
+				? ", KV cache allocated though unread (counted)" : "");
 	/* It reads text and returns a vector or a score: no decode speed to
 	 * give, and the tier is judged on the prefill (docs/decisions.md). */
 	if (m->task != CR_TASK_GENERATION)

@@ -375,8 +375,19 @@ static void model_rows(rows *r, const cr_model_source *g, const cr_gguf_model *g
 		row(r, "recurrent state", "k %u × %u, v %u × %u, conv kernel %u", m->linear.k_heads,
 		    m->linear.k_head_dim, m->linear.v_heads, m->linear.v_head_dim, m->linear.conv_kernel);
 	}
-	if (gm->nextn_layers)
-		row(r, "MTP layers", "%u (no KV cache)", gm->nextn_layers);
+	if (gm->nextn_layers) {
+		uint32_t last = m->n_layers - 1;
+		char mb[32];
+
+		cli_fmt_mem(mb, sizeof(mb), (double)gm->mtp_bytes);
+		/* llama.cpp v0.4.0: weights loaded only for --spec-type draft-mtp
+		 * on the architectures that skip them (gguf.h mtp_bytes). */
+		row(r, "MTP layers", "%u, %s of tensors (%s); KV cache %s; clefrun does not model MTP drafting",
+		    gm->nextn_layers, mb,
+		    gm->mtp_skipped ? "not loaded by llama.cpp without --spec-type draft-mtp, not counted"
+			    : "loaded and counted",
+		    m->kv_heads[last] ? "allocated (never read by the trunk)" : "none");
+	}
 	if (m->mla)
 		row(r, "MLA", "kv_lora_rank %u, rope %u: one %u-wide K row per token and layer",
 		    m->mla_kv_lora_rank, m->mla_rope_dim, m->mla_kv_lora_rank + m->mla_rope_dim);
@@ -437,6 +448,8 @@ static cJSON *inspect_json(const inspect_cfg *c, const cr_model_source *g, const
 	cJSON_AddNumberToObject(o, "swa_period", gm->swa_period);
 	cJSON_AddNumberToObject(o, "full_attention_interval", gm->full_attention_interval);
 	cJSON_AddNumberToObject(o, "nextn_layers", gm->nextn_layers);
+	cJSON_AddNumberToObject(o, "nextn_bytes", (double)gm->mtp_bytes);
+	cJSON_AddBoolToObject(o, "nextn_loaded", gm->nextn_layers && !gm->mtp_skipped);
 	if (cr_model_count_layers(m, CR_LAYER_RECURRENT)) {
 		cJSON *la = cJSON_AddObjectToObject(o, "linear_attention");
 

@@ -115,7 +115,7 @@ static const cli_opt_spec plan_opts[] = {
 	  .seen = CLI_AT(plan_cfg, draft_accept_given), .lo = 0,
 	  .hi = 0.99, .help = "probability a drafted token is accepted (default 0.53, the median of measured rows)" },
 	{ .type = CLI_T_UINT, .name = "draft-max", .meta = "K", .off = offsetof(plan_cfg, draft_max), .lo = 1, .hi = 256,
-	  .help = "tokens drafted per step, llama.cpp --draft-max (default 16)" },
+	  .help = "tokens drafted per step, llama-server --spec-draft-n-max (--draft-max before v0.4.0; default 3, llama.cpp v0.4.0's)" },
 	{ CLI_O_FLASH_ATTN(plan_cfg, fa), .help = "on, off or auto (default auto, as llama.cpp resolves it)" },
 	CLI_O_VISION(plan_cfg, vis),
 	{ CLI_O_REVISION(plan_cfg, revision), .help = "Hugging Face revision for hf: sources (default main)" },
@@ -807,7 +807,11 @@ static int render_draft(const plan_cfg *c, const cr_model *m, const char *label,
 	} else {
 		printf("  with the draft -: the target or the draft does not fit\n");
 	}
-	printf("  llama-server -m MODEL.gguf -md DRAFT.gguf --draft-max %u -c %u\n", d->draft_max, o->n_ctx);
+	/* llama.cpp v0.4.0 removed --draft-max (common/arg.cpp:4397, "use
+	 * --spec-draft-n-max"), and -md alone enables no drafting: the type
+	 * stays none unless --spec-type names one (common/arg.cpp:4259). */
+	printf("  llama-server -m MODEL.gguf -md DRAFT.gguf --spec-type draft-simple --spec-draft-n-max %u -c %u\n",
+	       d->draft_max, o->n_ctx);
 	if (!cli_quiet())
 		printf("\nExpected tokens per step (1 - a^(K+1)) / (1 - a) (Leviathan et al. 2023); a step is K draft\n"
 		       "steps and one target pass over K + 1 tokens (docs/plans.md). A speed-up below 1 means the\n"

@@ -168,6 +168,9 @@ static void put_model(FILE *f, const cr_model *m, size_t i)
 	field_u(f, ind, "experts_dense_ffn", m->experts_dense_ffn);
 	field_u(f, ind, "experts_shared_ffn", m->experts_shared_ffn);
 	field_u(f, ind, "experts_every", m->experts_every);
+	field_u(f, ind, "mtp_layers", m->mtp_layers);
+	field_u(f, ind, "mtp_kv_layers", m->mtp_kv_layers);
+	field_str(f, ind, "mtp_source", m->mtp_source);
 	if (m->vision.layers) {
 		fprintf(f, "%s.vision = { .layers = %uu, .hidden = %uu, .ffn = %uu, .patch = %uu, "
 			   ".temporal_patch = %uu, .positions = %uu, .merge = %uu, .deepstack = %uu },\n",

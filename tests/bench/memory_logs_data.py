@@ -35,8 +35,28 @@ CASES = [
 ]
 
 
+# bench/data/mmproj_compute_logs.csv's checker: every bad row of tests/bench/mmproj-logs-bad.csv
+MMPROJ_BAD = os.path.join(HERE, "mmproj-logs-bad.csv")
+MMPROJ_WANT = ["mmproj-logs-bad.csv:2: source_url 'see the issue' is not a URL",
+               "mmproj-logs-bad.csv:3: flash_attn must be on, off or empty, got 'maybe'",
+               "mmproj-logs-bad.csv:4: device_compute_mib 'lots' is not a number",
+               "mmproj-logs-bad.csv:5: fixture 'mmproj-llava' is not one of"]
+
+
+def mmproj_case():
+    p = subprocess.run([sys.executable, BENCH, "--check-data", "--mmproj-csv", MMPROJ_BAD],
+                       capture_output=True, text=True)
+    out = p.stdout + p.stderr
+    missing = [w for w in MMPROJ_WANT if w not in out]
+    if p.returncode != 2 or missing:
+        print("FAIL mmproj-logs-bad.csv: exit %d, missing %s\n%s" % (p.returncode, missing, out))
+        return 1
+    print("ok   mmproj-logs-bad.csv (exit 2)")
+    return 0
+
+
 def main():
-    fails = 0
+    fails = mmproj_case()
     for path, want_rc, want in CASES:
         p = subprocess.run([sys.executable, BENCH, "--check-data", "--csv", path],
                            capture_output=True, text=True)

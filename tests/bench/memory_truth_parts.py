@@ -56,6 +56,9 @@ check("a plain context: a full batch of logits", B.cspec("t.gguf", case, True)["
 check("draft spec: f16 KV, n_outputs_max = n_seq, same context, sequences and micro-batch",
       d["type_k"] == 1 and d["type_v"] == 1 and d["n_outputs_max"] == 4 and
       (d["n_ctx"], d["n_seq"], d["n_ubatch"], d["kv_unified"]) == (16384, 4, 512, 1), d)
+sv = B.cspec("t.gguf", dict(case, k="f16", v="f16"), True, "server")
+check("llama-server without a draft: one output per slot, its KV types",
+      sv["n_outputs_max"] == 4 and sv["n_outputs_per_seq"] == 1 and sv["type_k"] == 1 and sv["kv_unified"] == 1, sv)
 check("a mini file is allocated for real", B.cspec("m.gguf", case, False)["no_alloc"] == 0)
 
 # the target band: 3 % or 64 MiB, whichever is larger
@@ -98,5 +101,17 @@ with tempfile.TemporaryDirectory() as tmp:
     check("write-doc refuses a page without the heading", refused)
     with open(doc) as fh:
         check("and leaves it as it was", fh.read() == "# no heading\n")
+
+# gguf-write --nextn 1 (the mtp group's files): one more block, the NextN key, and the layer's
+# nextn tensors after the trunk's 4 blocks of mini-qwen35, whose block 4 is a full-attention layer
+with tempfile.TemporaryDirectory() as d:
+    import subprocess
+    path = os.path.join(d, "n.gguf")
+    subprocess.run([sys.executable, B.WRITER, "--preset", "mini-qwen35", "--nextn", "1", "-o", path], check=True)
+    names = [t[0] for t in B.read_tensors(path)]
+    check("gguf-write --nextn: blk.4 carries the NextN tensors", all(
+        "blk.4.nextn.%s.weight" % x in names for x in ("eh_proj", "enorm", "hnorm", "shared_head_norm")), names[-8:])
+    check("and attention, not Gated DeltaNet", "blk.4.attn_q.weight" in names and "blk.4.ssm_a" not in names)
+    check("the trunk has no NextN tensors", not any(".nextn." in n and not n.startswith("blk.4.") for n in names))
 
 sys.exit(T.summary())

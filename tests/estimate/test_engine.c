@@ -575,6 +575,70 @@ static void test_llama_server_fit(void **state)
 	assert_int_equal(last(&p, "context")->origin, CR_ORIGIN_USER);
 }
 
+/* llama-server's output rows (server_output_limits, llama.cpp v0.4.0): one
+ * logits row per slot, so the compute buffer's output end holds 4 rows at
+ * -np 4, not a micro-batch of 512. Llama-3.1-8B shape (vocab 128256, n_embd
+ * 4096, n_ff 14336), -c 65536 -np 4 (one stream of 16384 cells per slot),
+ * flash attention on, -ub 512, CPU rig, worked by hand:
+ *   logits, 4 rows:  128256 x 4 x 4 + 2 x 512 x 4096 x 4      =  18829312
+ *   attention:       16384 x 512 x 2 (F16 mask) + 6 x 512 x 4096 x 4
+ *                                                             =  67108864
+ *   FFN:             16777216 + 512 x 4 x (3 x 14336 + 4 x 4096)
+ *                                                             = 138412032
+ * so 138412032 B (132.00 MiB), the FFN peak; clefrun's default (a full
+ * micro-batch of logits) is 128256 x 512 x 4 + 16777216 = 279445504 B
+ * (266.50 MiB). The host output buffer is 128256 x 4 x 4 B either way
+ * (output_reserve(n_seq_max)). An embedding model keeps every token an
+ * output (server_output_limits returns n_batch). */
+static void test_llama_server_outputs(void **state)
+{
+	const cr_model *m = ts_model("llama-3.1-8b");
+	const cr_quant *q = ts_quant("Q4_K_M");
+	cr_estimate_request req = CR_ESTIMATE_REQUEST_INIT;
+	cr_engine_given g = CR_ENGINE_GIVEN_INIT;
+	cr_rig cpu = rig_of("custom:mem_gb=4096,bw_gbs=100,backend=cpu");
+	cr_engine_profile p;
+	cr_estimate_setup set;
+	cr_estimate e;
+	cr_weights w;
+	cr_error err = CR_ERROR_INIT;
+
+	(void)state;
+	cr_weights_preset(q, &w);
+	req.n_ctx = 65536;
+	req.opts.n_seq = 4;
+	req.flash_attn = CR_FA_ON;
+	g.n_ctx = g.n_seq = g.flash_attn = true;
+	p = apply(CR_ENGINE_LLAMA_SERVER, m, &cpu, &req, &g, NULL);
+	assert_int_equal(p.req.opts.n_outputs_max, 4);
+	expect(&p, "outputs", "4", CR_ORIGIN_ENGINE);
+	assert_int_equal(cr_estimate_resolve_opts(m, &cpu, &p.req, &set, &err), 0);
+	assert_int_equal(cr_engine_estimate(&p, m, &w, &cpu, &set.opts, &e, NULL, &err), 0);
+	assert_int_equal(e.memory.compute_bytes, 138412032ull);
+	assert_int_equal(e.memory.output_bytes, 128256ull * 4 * 4);
+
+	/* clefrun's own default (llamacpp): a full micro-batch of logits. */
+	p = apply(CR_ENGINE_LLAMACPP, m, &cpu, &req, &g, NULL);
+	assert_int_equal(p.req.opts.n_outputs_max, 0);
+	assert_int_equal(cr_estimate_resolve_opts(m, &cpu, &p.req, &set, &err), 0);
+	assert_int_equal(cr_estimate_run_weights(m, &w, &cpu, &set.opts, &e, &err), 0);
+	assert_int_equal(e.memory.compute_bytes, 279445504ull);
+
+	/* -np auto: 4 slots, 4 rows; an embedding model: no limit. */
+	g = (cr_engine_given)CR_ENGINE_GIVEN_INIT;
+	req = (cr_estimate_request)CR_ESTIMATE_REQUEST_INIT;
+	p = apply(CR_ENGINE_LLAMA_SERVER, m, &cpu, &req, &g, NULL);
+	assert_int_equal(p.req.opts.n_outputs_max, 4);
+	{
+		cr_model emb = *m;
+
+		emb.task = CR_TASK_EMBEDDING;
+		p = apply(CR_ENGINE_LLAMA_SERVER, &emb, &cpu, &req, &g, NULL);
+		assert_int_equal(p.req.opts.n_outputs_max, 0);
+		assert_null(last(&p, "outputs"));
+	}
+}
+
 /* Ollama's batch: 1024 above 4096 tokens where the prediction leaves room;
  * 512 at 4096; never more than 512 when the prediction is above 75 %. */
 static void test_ollama_batch(void **state)
@@ -664,6 +728,7 @@ int main(void)
 		cmocka_unit_test(test_ollama_env_refused),
 		cmocka_unit_test(test_lmstudio_defaults),
 		cmocka_unit_test(test_llama_server_fit),
+		cmocka_unit_test(test_llama_server_outputs),
 		cmocka_unit_test(test_ollama_batch),
 		cmocka_unit_test(test_engine_best_quant),
 	};

@@ -513,6 +513,35 @@ static void test_compute_buffer_logs(void **state)
 	UNIT_TABLE_DONE(bad, UNIT_ARRAY_LEN(rows));
 }
 
+/* GLM-4.5's MTP block (catalog mtp_layers 1, glm4moe): llama.cpp v0.4.0
+ * skips its weights but caches its KV in the main context, unread. By hand:
+ * 8 KV heads x 128 x (K + V) x 2 B = 4096 B per cell, x 8192 cells =
+ * 32 MiB more KV than the 92 trunk layers' 92 x 4096 x 8192; the weights
+ * and the decode speed do not change. */
+static void test_mtp_kv(void **state)
+{
+	const cr_model *glm = ts_model("glm-4.5");
+	cr_model none = *glm;
+	cr_rig big;
+	cr_error err = CR_ERROR_INIT;
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_estimate a, b;
+
+	(void)state;
+	assert_int_equal(glm->mtp_layers, 1);
+	assert_int_equal(glm->mtp_kv_layers, 1);
+	none.mtp_kv_layers = 0;
+	assert_int_equal(cr_rig_parse_spec("custom:mem_gb=1024,bw_gbs=800", &big, &err), CR_OK);
+	o.n_ctx = 8192;
+	a = run(glm, ts_quant("Q4_K_M"), &big, &o);
+	b = run(&none, ts_quant("Q4_K_M"), &big, &o);
+	assert_int_equal(b.memory.kv_bytes, 92ull * 4096 * 8192);
+	assert_int_equal(a.memory.kv_bytes - b.memory.kv_bytes, 4096ull * 8192);
+	assert_int_equal(a.kv_bytes_per_token - b.kv_bytes_per_token, 4096);
+	assert_int_equal(a.memory.weights_bytes, b.memory.weights_bytes);
+	assert_true(a.decode_tokens_per_s == b.decode_tokens_per_s);
+}
+
 /* ---- weights -------------------------------------------------------------- */
 
 static void test_weights(void **state)
@@ -2189,6 +2218,7 @@ int main(void)
 		cmocka_unit_test(test_kv_mla_deepseek_163k),
 		cmocka_unit_test(test_kv_per_layer_heads),
 		cmocka_unit_test(test_compute_buffer_logs),
+		cmocka_unit_test(test_mtp_kv),
 		cmocka_unit_test(test_weights),
 		cmocka_unit_test(test_weights_tied),
 		cmocka_unit_test(test_errors),

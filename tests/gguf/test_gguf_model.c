@@ -554,6 +554,59 @@ static void test_mapping_errors(void **state)
 	gb_free(&b);
 }
 
+/* NextN (MTP) layers as llama.cpp v0.4.0 loads them: a 4-block file whose
+ * last block is the MTP head (blk.3.nextn.eh_proj.weight, 128 x 64 F32 =
+ * 32768 B; token table 64 x 100 F32 = 25600 B; one norm 256 B).
+ *  - glm4moe: the loader skips the head's tensors unless --spec-type
+ *    draft-mtp (weights 25856 B, not 58624), and the generic KV cache still
+ *    gives block 3 its 4 KV heads;
+ *  - llama: no skip (58624 B), KV likewise;
+ *  - qwen35 keeps the MTP layer out of its cache: see test_layer_patterns. */
+static void mtp_case(const char *arch, uint64_t want_weights, uint64_t want_params)
+{
+	gb b;
+	cr_gguf_model gm;
+	cr_error err = CR_ERROR_INIT;
+	uint64_t mat[2] = { 64, 100 }, vec[1] = { 64 }, eh[2] = { 128, 64 };
+	char key[64];
+
+	gb_init(&b);
+	gb_header(&b, 3, 3, 7);
+	gb_kv_str(&b, "general.architecture", arch);
+	snprintf(key, sizeof(key), "%s.block_count", arch);
+	gb_kv_u32(&b, key, 4);
+	snprintf(key, sizeof(key), "%s.embedding_length", arch);
+	gb_kv_u32(&b, key, 64);
+	snprintf(key, sizeof(key), "%s.context_length", arch);
+	gb_kv_u32(&b, key, 4096);
+	snprintf(key, sizeof(key), "%s.attention.head_count", arch);
+	gb_kv_u32(&b, key, 4);
+	snprintf(key, sizeof(key), "%s.vocab_size", arch);
+	gb_kv_u32(&b, key, 100);
+	snprintf(key, sizeof(key), "%s.nextn_predict_layers", arch);
+	gb_kv_u32(&b, key, 1);
+	gb_tensor(&b, "token_embd.weight", 2, mat, 0, 0);
+	gb_tensor(&b, "blk.0.attn_norm.weight", 1, vec, 0, 25600);
+	gb_tensor(&b, "blk.3.nextn.eh_proj.weight", 2, eh, 0, 25856);
+	assert_int_equal(map_mem(&b, &gm, &err), 0);
+	assert_int_equal(gm.nextn_layers, 1);
+	assert_int_equal(gm.model.mtp_layers, 1);
+	assert_int_equal(gm.model.mtp_kv_layers, 0);
+	assert_int_equal(gm.mtp_bytes, 32768);
+	assert_int_equal(gm.weights_bytes, want_weights);
+	assert_int_equal(gm.model.params, want_params);
+	assert_int_equal(gm.model.kv_heads[3], 4);
+	assert_int_equal(cr_model_kv_layers(&gm.model), 4);
+	gb_free(&b);
+}
+
+static void test_mtp_layers(void **state)
+{
+	(void)state;
+	mtp_case("glm4moe", 25856, 6464);
+	mtp_case("llama", 58624, 6464 + 8192);
+}
+
 /* ---- metadata against tensor shapes ------------------------------------------ */
 
 typedef struct kvp {
@@ -741,6 +794,7 @@ int main(void)
 		cmocka_unit_test(test_per_layer_kv_heads),
 		cmocka_unit_test(test_split_parts),
 		cmocka_unit_test(test_mapped_range),
+		cmocka_unit_test(test_mtp_layers),
 		cmocka_unit_test(test_mapping_errors),
 		cmocka_unit_test(test_keys_against_shapes),
 		cmocka_unit_test(test_ssm_keys),

@@ -587,13 +587,52 @@ static int read_native_quant(jr_ctx *c, const cJSON *o, cr_model *m)
 	return rc;
 }
 
+/* The KV of MTP layers in llama.cpp v0.4.0's main context. GLM-4.5's
+ * converter keeps the NextN block (conversion/glm.py:120-121, Glm4MoeModel;
+ * so does Glm4MoeLiteModel for GLM-4.7-Flash, deepseek2, glm.py:262-268) and
+ * the generic llama_kv_cache gives every one of the file's n_layer_all layers
+ * a cache (src/llama-kv-cache.cpp:102-175: no filter for glm4moe or deepseek2,
+ * src/llama-model.cpp create_memory's default branch), read by no graph of
+ * the trunk. DeepSeek-V3's converter drops the layer (conversion/deepseek.py:
+ * 240 skip_mtp = True, 398-399), and the hybrid Qwen3.5 / Qwen3-Next caches
+ * filter it out (llama-model.cpp:2487-2493, il < n_layer()). */
+static uint32_t mtp_kv_layers(const cr_model *m)
+{
+	if (strcmp(m->arch, "glm4moe") == 0)
+		return m->mtp_layers;
+	if (strcmp(m->arch, "deepseek2") == 0 && strcmp(m->family, "glm") == 0)
+		return m->mtp_layers;
+	return 0;
+}
+
+/* mtp_layers (0-16) and, when it is not 0, the mtp_source it was read from. */
+static int read_mtp(jr_ctx *c, const cJSON *o, cr_model *m)
+{
+	uint64_t n = 0;
+	int rc;
+
+	if ((rc = jr_opt_uint(c, o, "mtp_layers", 0, 16, &n)) ||
+	    (rc = jr_opt_string(c, o, "mtp_source", m->mtp_source, sizeof(m->mtp_source))))
+		return rc;
+	if (n && !m->mtp_source[0])
+		return jr_fail(c, CR_ERR_INVALID, "mtp_source", "missing field (mtp_layers is %u)", (unsigned)n);
+	if (!n && m->mtp_source[0])
+		return jr_fail(c, CR_ERR_INVALID, "mtp_source", "given, but mtp_layers is 0 or missing");
+	if (n && strncmp(m->mtp_source, "https://", 8) != 0)
+		return jr_fail(c, CR_ERR_INVALID, "mtp_source", "not an https URL");
+	m->mtp_layers = (uint32_t)n;
+	m->mtp_kv_layers = mtp_kv_layers(m);
+	return CR_OK;
+}
+
 static int read_model(jr_ctx *c, const cJSON *o, cr_model *m)
 {
 	static const char *const keys[] = { "id", "name", "family", "developer", "license",
 		"released", "backbone", "arch", "params", "active_params", "context_max", "vocab",
 		"layers", "hidden", "ffn", "heads", "kv_heads", "head_dim_k", "head_dim_v",
 		"layer_pattern", "window", "linear_attention", "mamba", "mixer_ffn", "mla", "experts",
-		"tied_embeddings", "task", "native_quant", "vision", "aliases", "sources", "notes", NULL };
+		"tied_embeddings", "task", "native_quant", "vision", "aliases", "sources", "notes", "mtp_layers",
+		"mtp_source", NULL };
 	static const char *const mla_keys[] = { "kv_lora_rank", "rope_dim", "q_lora_rank", NULL };
 	static const char *const moe_keys[] = { "total", "used", "shared", "dense_layers",
 		"dense_ffn", "shared_ffn", "every", NULL };
@@ -651,6 +690,8 @@ static int read_model(jr_ctx *c, const cJSON *o, cr_model *m)
 		return rc;
 	m->head_dim_k = (uint32_t)v[0];
 	m->head_dim_v = (uint32_t)v[1];
+	if ((rc = read_mtp(c, o, m)))
+		return rc;
 
 	plen = strlen(pattern);
 	if (plen == 0)

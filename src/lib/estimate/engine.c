@@ -35,6 +35,7 @@
 #define SRC_LS_UB "llama.cpp common/common.h @001d906: n_ubatch = 512 (n_batch = 2048); README: -ub default 512"
 #define SRC_LS_FIT "llama.cpp common/common.h @001d906: fit_params = true, fit_params_min_ctx = 4096, fit_params_target 1024 MiB; common/fit.cpp @08033df common_params_fit_impl: step 2 lowers an unset context, step 3 moves layers to system RAM"
 #define SRC_LS_HEAD "llama.cpp common/common.h @001d906: fit_params_target = 1024 MiB per device (README: --fit-target default 1024)"
+#define SRC_LS_OUT "llama.cpp v0.4.0 tools/server/server-context.cpp:41-53 server_output_limits: n_outputs_max = min(n_batch, n_parallel x (1 + n_draft)), n_draft 0 without --spec-type; :1014-1016 sets it; src/llama-context.cpp:249 takes it, :630 sched_reserve reserves min(n_ubatch, n_outputs_max) logits rows"
 
 #define SRC_OL_CTX "ollama server/routes.go:2043-2057 @fb30760: Σ GPU TotalMemory - OLLAMA_GPU_OVERHEAD >= 47 GiB -> 262144, >= 23 GiB -> 32768, else 4096; api/types.go:1115 num_ctx = OLLAMA_CONTEXT_LENGTH; server/routes.go:131-132"
 #define SRC_OL_CTX_ENV "ollama envconfig/config.go:230 @fb30760: ContextLength = Uint(\"OLLAMA_CONTEXT_LENGTH\", 0); api/types.go:1115"
@@ -332,6 +333,16 @@ static void profile_llama_server(const cr_model *m, const cr_engine_given *g, cr
 	add_u(p, "ubatch", o->n_ubatch, g->n_ubatch ? CR_ORIGIN_USER : CR_ORIGIN_ENGINE,
 	      g->n_ubatch ? "--ubatch" : SRC_LS_UB, NULL);
 	add_s(p, "headroom", "1024 MiB", CR_ORIGIN_ENGINE, SRC_LS_HEAD, NULL);
+	/* llama-server asks llama.cpp for one output (logits row) per slot and
+	 * step, not a micro-batch of them (server_output_limits, without a
+	 * speculative type: n_parallel x 1, at most n_batch 2048), so the compute
+	 * buffer's output end holds min(n_ubatch, slots) logits rows. An
+	 * embedding or reranking server keeps n_batch (every token an output):
+	 * clefrun's full micro-batch. */
+	if (m->task == CR_TASK_GENERATION) {
+		o->n_outputs_max = o->n_seq < 2048u ? o->n_seq : 2048u;
+		add_u(p, "outputs", o->n_outputs_max, CR_ORIGIN_ENGINE, SRC_LS_OUT, "one logits row per slot");
+	}
 	p->fit_layers = !g->gpu_layers;
 	add_s(p, "placement", p->fit_layers ? "--fit on" : "-ngl given",
 	      p->fit_layers ? CR_ORIGIN_ENGINE : CR_ORIGIN_USER, SRC_LS_FIT,

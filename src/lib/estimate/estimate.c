@@ -137,11 +137,11 @@ static uint32_t cells_swa(const cr_model *m, const cr_estimate_opts *o)
 /* K and V bytes of one cell of layer i. MLA (DeepSeek-V2/V3) keeps only the
  * compressed latent plus the RoPE key, kv_lora_rank + rope_dim wide, one
  * head, no separate V (llama.cpp deepseek2 with MLA; facts/models_notes.md). */
-static uint64_t layer_cell_bytes(const cr_model *m, uint32_t i, const cr_estimate_opts *o)
+static uint64_t heads_cell_bytes(const cr_model *m, uint64_t heads, const cr_estimate_opts *o)
 {
-	uint64_t heads = m->kv_heads[i], v_width = heads * m->head_dim_v;
+	uint64_t v_width = heads * m->head_dim_v;
 
-	if (m->layer_kind[i] == CR_LAYER_RECURRENT || heads == 0)
+	if (heads == 0)
 		return 0;
 	if (m->mla)
 		return row_bytes(o->type_k, (uint64_t)m->mla_kv_lora_rank + m->mla_rope_dim);
@@ -160,11 +160,35 @@ static uint64_t layer_cell_bytes(const cr_model *m, uint32_t i, const cr_estimat
 	return row_bytes(o->type_k, heads * m->head_dim_k) + row_bytes(o->type_v, v_width);
 }
 
+static uint64_t layer_cell_bytes(const cr_model *m, uint32_t i, const cr_estimate_opts *o)
+{
+	if (m->layer_kind[i] == CR_LAYER_RECURRENT)
+		return 0;
+	return heads_cell_bytes(m, m->kv_heads[i], o);
+}
+
+/* One cell of the MTP layers outside the trunk whose KV llama.cpp's main
+ * context allocates (cr_model.mtp_kv_layers: GLM's NextN block, a full
+ * attention layer like the trunk's, with its widest KV heads). No graph of
+ * the trunk reads it, so decode does not either: memory only. */
+static uint64_t mtp_cell_bytes(const cr_model *m, const cr_estimate_opts *o)
+{
+	uint64_t heads = 0;
+
+	if (!m->mtp_kv_layers)
+		return 0;
+	for (uint32_t i = 0; i < m->n_layers && i < CR_MAX_LAYERS; i++)
+		if (m->layer_kind[i] == CR_LAYER_FULL && m->kv_heads[i] > heads)
+			heads = m->kv_heads[i];
+	return (uint64_t)m->mtp_kv_layers * heads_cell_bytes(m, heads, o);
+}
+
 /* Per-estimate sums over the layers, so that a plan at any context costs
  * O(1): cell bytes of all full-attention and of all sliding layers. */
 typedef struct profile {
 	uint64_t full_cell_bytes;
 	uint64_t swa_cell_bytes;
+	uint64_t mtp_cell_bytes;  /* allocated, never read (mtp_cell_bytes()) */
 	bool has_full;
 	uint64_t state_bytes;
 } profile;
@@ -182,6 +206,8 @@ static void make_profile(const cr_model *m, const cr_estimate_opts *o, profile *
 			pf->has_full |= b > 0;
 		}
 	}
+	pf->mtp_cell_bytes = mtp_cell_bytes(m, o);
+	pf->has_full |= pf->mtp_cell_bytes > 0;
 	pf->state_bytes = cr_estimate_state_bytes(m, o);
 }
 
@@ -196,7 +222,7 @@ static uint64_t kv_bytes_at(const cr_model *m, const profile *pf, const cr_estim
 	uint64_t swa = !m->window ? 0 : all ? cells_swa(m, o) : cells_swa_stream(m, o);
 
 	return pf->full_cell_bytes * (tokens < full ? tokens : full) +
-	       pf->swa_cell_bytes * (tokens < swa ? tokens : swa);
+	       pf->swa_cell_bytes * (tokens < swa ? tokens : swa) + (all ? pf->mtp_cell_bytes * full : 0);
 }
 
 /* The largest byte count the estimator works with: 2^60 B (1 EiB), far
@@ -210,7 +236,7 @@ static bool kv_in_range(const cr_model *m, const profile *pf, const cr_estimate_
 	double cells = (double)m->context_max + KV_PAD;
 	double swa = m->window ? (double)m->window * o->n_seq + o->n_ubatch + KV_PAD : 0;
 
-	return (double)pf->full_cell_bytes * cells + (double)pf->swa_cell_bytes * swa < BYTES_LIMIT &&
+	return (double)(pf->full_cell_bytes + pf->mtp_cell_bytes) * cells + (double)pf->swa_cell_bytes * swa < BYTES_LIMIT &&
 	       (double)pf->state_bytes < BYTES_LIMIT;
 }
 
@@ -219,7 +245,7 @@ uint64_t cr_estimate_kv_bytes(const cr_model *m, const cr_estimate_opts *o)
 	profile pf;
 
 	make_profile(m, o, &pf);
-	if ((double)pf.full_cell_bytes * ((double)o->n_ctx + KV_PAD) +
+	if ((double)(pf.full_cell_bytes + pf.mtp_cell_bytes) * ((double)o->n_ctx + KV_PAD) +
 	    (double)pf.swa_cell_bytes * ((double)m->window * o->n_seq + o->n_ubatch + KV_PAD) >= BYTES_LIMIT)
 		return UINT64_MAX;
 	return kv_bytes_at(m, &pf, o, UINT64_MAX);
@@ -743,6 +769,12 @@ static void split_gpus(const cr_model *m, const cr_estimate_opts *o, double weig
 		if (il == n_layer) {
 			u->output_layer = true;
 			u->weights_bytes += (uint64_t)out_w;
+			/* GLM's MTP block follows the last layer; its cache goes
+			 * with the output layer here. */
+			if (m->mtp_kv_layers) {
+				u->kv_bytes += mtp_cell_bytes(m, o) * cf;
+				full_on[dv] = true;
+			}
 			continue;
 		}
 		u->layers++;
@@ -1615,7 +1647,7 @@ int cr_estimate_run_weights(const cr_model *m, const cr_weights *w, const cr_rig
 	out->kv_cells_swa = m->window ? cells_swa(m, o) : 0;
 	/* Growth per token of context: one cell of every full-attention layer
 	 * (sliding layers stop growing at their window). */
-	out->kv_bytes_per_token = pf.full_cell_bytes;
+	out->kv_bytes_per_token = pf.full_cell_bytes + pf.mtp_cell_bytes;
 	out->fits = p.fits;
 	out->max_context = solve_max_context(m, &pf, o, weights, &t);
 	out->offload_fraction = p.f;
@@ -1791,16 +1823,16 @@ int cr_estimate_kv_profile(const cr_model *m, const cr_estimate_opts *o, cr_kv_p
 		else if (m->kv_heads[i] && m->layer_kind[i] == CR_LAYER_FULL)
 			out->full_layers++;
 	}
-	out->full_cell_bytes = pf.full_cell_bytes;
+	out->full_cell_bytes = pf.full_cell_bytes + pf.mtp_cell_bytes;
 	out->sliding_cell_bytes = pf.swa_cell_bytes;
-	out->bytes_per_token = pf.full_cell_bytes;
+	out->bytes_per_token = pf.full_cell_bytes + pf.mtp_cell_bytes;
 	out->cells_full = cells_full(o);
 	out->cells_sliding = m->window ? cells_swa(m, o) : 0;
 	/* The cap: the cells at a context no window reaches (2^31 tokens). */
 	big = *o;
 	big.n_ctx = 1u << 31;
 	out->cells_sliding_cap = m->window ? cells_swa(m, o->swa_full ? o : &big) : 0;
-	out->full_bytes = pf.full_cell_bytes * out->cells_full;
+	out->full_bytes = (pf.full_cell_bytes + pf.mtp_cell_bytes) * out->cells_full;
 	out->sliding_bytes = pf.swa_cell_bytes * out->cells_sliding;
 	out->kv_bytes = out->full_bytes + out->sliding_bytes;
 	out->state_bytes = pf.state_bytes;
@@ -1898,8 +1930,9 @@ size_t cr_estimate_explain_weights(const cr_model *m, const cr_weights *w, const
 	if ((x = term(terms, &n, max, "kv_cache", (double)p.mem.kv_bytes, "bytes",
 		      "llama.cpp: full layers n_ctx padded to 256 cells per stream; SWA layers pad(min(n_ctx_seq, window x (unified ? n_seq : 1) + n_ubatch), 256) (llama-kv-cache-iswa.cpp)")))
 		snprintf(x->formula, sizeof(x->formula),
-			 "%llu B/cell (full layers) x %u cells + %llu B/cell (sliding) x %u cells [K %s, V %s]",
-			 (unsigned long long)pf.full_cell_bytes, cells_full(use),
+			 "%llu B/cell (full layers%s) x %u cells + %llu B/cell (sliding) x %u cells [K %s, V %s]",
+			 (unsigned long long)(pf.full_cell_bytes + pf.mtp_cell_bytes),
+			 pf.mtp_cell_bytes ? ", MTP layers' unread cache included" : "", cells_full(use),
 			 (unsigned long long)pf.swa_cell_bytes, m->window ? cells_swa(m, use) : 0,
 			 cr_kv_type_name(o->type_k), cr_kv_type_name(o->type_v));
 	if ((x = term(terms, &n, max, "state", (double)pf.state_bytes, "bytes",

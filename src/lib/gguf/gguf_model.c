@@ -476,15 +476,67 @@ static uint64_t mapped_extra(const cr_gguf *const *parts, size_t n_parts)
 	return extra;
 }
 
+/* Architectures whose main context in llama.cpp v0.4.0 leaves the
+ * NextN layers out of the KV cache (src/llama-model.cpp create_memory: the
+ * hybrid filter_attn "il < hparams.n_layer()" of qwen3next, qwen35,
+ * qwen35moe, qwen4exp, minimax01, lines 2487-2493; the explicit filter of
+ * step35, hy-v3, glm-dsa, mimo2, deepseek32, 2587-2594). Every other
+ * architecture's generic llama_kv_cache caches all n_layer_all layers
+ * (src/llama-kv-cache.cpp:102, 165-175). */
+static bool mtp_kv_filtered(const char *arch)
+{
+	static const char *const filtered[] = { "qwen3next", "qwen35", "qwen35moe", "qwen4exp", "minimax01",
+						"step35", "hy-v3", "glm-dsa", "mimo2", "deepseek32" };
+
+	for (size_t i = 0; i < sizeof(filtered) / sizeof(filtered[0]); i++)
+		if (strcmp(arch, filtered[i]) == 0)
+			return true;
+	return false;
+}
+
+/* Architectures whose loader skips the NextN tensors unless the MTP head
+ * drafts (llama.cpp v0.4.0 src/models/<arch>.cpp load_arch_tensors:
+ * "if (!ml.load_mtp) mtp_flags |= TENSOR_SKIP", e.g. glm4-moe.cpp:38-40;
+ * load_mtp only with --spec-type draft-mtp, common/common.cpp:1714; a
+ * skipped tensor is not allocated, src/llama-model-loader.cpp:1171-1177). */
+static bool mtp_weights_skipped(const char *arch)
+{
+	static const char *const skip[] = { "deepseek2", "deepseek32", "deepseek4", "qwen3next", "qwen35",
+					    "qwen35moe", "step35", "bailingmoe3", "cohere2moe", "hy-v3",
+					    "glm-dsa", "glm4moe", "mimo2" };
+
+	for (size_t i = 0; i < sizeof(skip) / sizeof(skip[0]); i++)
+		if (strcmp(arch, skip[i]) == 0)
+			return true;
+	return false;
+}
+
+/* The block index of a "blk.N." tensor name; -1 for any other name. */
+static long block_of(const char *name)
+{
+	char *end;
+	unsigned long v;
+
+	if (strncmp(name, "blk.", 4) != 0 || name[4] < '0' || name[4] > '9')
+		return -1;
+	v = strtoul(name + 4, &end, 10);
+	return *end == '.' && v < 1000000ul ? (long)v : -1;
+}
+
 /* Parameters, expert parameters and bytes over every part; an error when
- * the parts' sums overflow 64 bits (hostile headers whose data is missing). */
+ * the parts' sums overflow 64 bits (hostile headers whose data is missing).
+ * The NextN layers' tensors are left out where llama.cpp does not load
+ * them (mtp_weights_skipped), and counted in gm->mtp_bytes. */
 static int count_tensors(mctx *c, const cr_gguf *const *parts, size_t n_parts, cr_gguf_model *gm)
 {
 	cr_model *m = &gm->model;
+	bool skip = mtp_weights_skipped(c->arch);
 
 	m->params = 0;
 	gm->expert_params = 0;
 	gm->weights_bytes = 0;
+	gm->mtp_bytes = 0;
+	gm->mtp_skipped = skip && m->mtp_layers;
 	for (size_t p = 0; p < n_parts; p++) {
 		uint64_t params = cr_gguf_param_count(parts[p]), bytes = cr_gguf_tensor_bytes(parts[p]);
 
@@ -494,7 +546,16 @@ static int count_tensors(mctx *c, const cr_gguf *const *parts, size_t n_parts, c
 		gm->weights_bytes += bytes;
 		for (size_t i = 0; i < cr_gguf_tensor_count(parts[p]); i++) {
 			const cr_gguf_tensor *t = cr_gguf_tensor_at(parts[p], i);
+			long b = block_of(t->name);
 
+			if (m->mtp_layers && b >= (long)(m->n_layers - m->mtp_layers) && b < (long)m->n_layers) {
+				gm->mtp_bytes += t->bytes;
+				if (skip) {
+					gm->weights_bytes -= t->bytes;
+					m->params -= t->n_elements;
+					continue;
+				}
+			}
 			if (is_expert_tensor(t->name))
 				gm->expert_params += t->n_elements;
 		}
@@ -817,11 +878,16 @@ int cr_gguf_to_model(const cr_gguf *const *parts, size_t n_parts, cr_gguf_model 
 			 c.arch, nextn, n);
 		goto out;
 	}
-	/* Multi-token-prediction layers come last and keep no KV cache
-	 * (llama.cpp n_layer_kv_from_start = n_layer - nextn_predict_layers). */
-	for (uint32_t i = n - nextn; i < n; i++)
-		m->kv_heads[i] = 0;
+	/* Multi-token-prediction layers come last. llama.cpp v0.4.0's main
+	 * context gives them a KV cache unless the architecture's memory filters
+	 * them out (mtp_kv_filtered); the trunk's graph never reads it, and
+	 * clefrun's decode reads it all the same (a share of 1 / n_layers of
+	 * the KV reads, pessimistic). */
+	if (mtp_kv_filtered(c.arch))
+		for (uint32_t i = n - nextn; i < n; i++)
+			m->kv_heads[i] = 0;
 	out->nextn_layers = nextn;
+	m->mtp_layers = nextn;
 	if ((rc = map_recurrent(&c, r, out, n - nextn, ff, has_ff)) || (rc = map_swa(&c, r, out, n - nextn)))
 		goto out;
 	for (uint32_t i = 0; i < n; i++) {
