@@ -87,14 +87,14 @@ typedef struct cr_parallel_point {
  * the GEMM efficiency prefill reaches. Fitted by bench/batched-bench on the
  * llama-batched-bench rows of bench/data/batched_bench.csv (docs/plans.md).
  */
-#define CR_PLAN_BATCH_COMPUTE 2.0
+#define CR_PLAN_BATCH_COMPUTE 2.2
 /**
  * Exponent on the uniform-routing expert union u(N) that batched MoE decode
  * pays (gamma above): routers favour some experts, and one token's expert
  * reads are not all bandwidth-bound, so N tokens cost less than u(N) times
  * one token's expert bytes. Fitted by bench/batched-bench.
  */
-#define CR_PLAN_EXPERT_SPREAD 0.65
+#define CR_PLAN_EXPERT_SPREAD 0.75
 
 /**
  * The plan of @p model with weights @p w on @p rig for each of @p n
