@@ -666,7 +666,9 @@ static void fill_gpus(const cr_model *m, const cr_estimate_opts *o, const tiers 
 {
 	const cr_rig *r = t->rig;
 	double per_layer = p->layer_bytes / m->n_layers;
-	uint32_t total = 0, want = (uint32_t)((1.0 - p->f) * m->n_layers + 0.5);
+	/* whole layers: one that does not fit entirely stays in RAM (the
+	 * epsilon keeps an exact count from losing a layer to rounding) */
+	uint32_t total = 0, want = (uint32_t)floor((1.0 - p->f) * m->n_layers + 1e-9);
 	unsigned n = 0;
 
 	p->filled = false;
