@@ -1453,6 +1453,14 @@ static void test_split_two_gpus(void **state)
 	assert_int_equal(e.gpus[1].layers, 23);
 	assert_int_equal(e.gpus[1].kv_bytes, 23 * 32 * MIB_U);
 	assert_true(fabs(e.gpus[1].split - 0.75) < 1e-9);
+	/* The proportions have no meaning for the tensor split: refused. */
+	{
+		cr_error err = CR_ERROR_INIT;
+
+		o.split = CR_SPLIT_TENSOR;
+		assert_int_equal(cr_estimate_run(m, q, &r, &o, &e, &err), CR_ERR_INVALID);
+		assert_non_null(strstr(err.message, "layer split"));
+	}
 }
 
 /* An unequal pair: a 24 GiB and an 8 GiB card (two groups). Free memory

@@ -1366,6 +1366,9 @@ static int validate(const cr_model *m, const cr_weights *w, const cr_rig *r,
 
 		for (unsigned g = 0; g < r->n_devices; g++)
 			n_acc += r->devices[g].kind == CR_MEM_SYSTEM ? 0 : r->devices[g].count;
+		if (o->split == CR_SPLIT_TENSOR)
+			return cr_seterr(err, CR_ERR_INVALID,
+					 "a tensor split's proportions apply to the layer split; the tensor split slices evenly");
 		if (o->n_tensor_split > CR_MAX_GPUS || o->n_tensor_split > n_acc)
 			return cr_seterr(err, CR_ERR_INVALID,
 					 "a tensor split of %u proportions for rig %s, which has %u accelerator(s)",
