@@ -1608,39 +1608,6 @@ static void test_partial_offload(void **state)
 	assert_close(e.memory.total_bytes, e.memory.device_bytes + e.memory.host_bytes, 2);
 }
 
-/* Two GPUs that cannot hold every layer are filled with whole layers: over a
- * sweep of contexts, a row with an offload keeps at least one layer in RAM,
- * a row without one has every layer on the GPUs, and no GPU of a row that
- * fits holds more than it can. */
-static void test_fill_whole_layers(void **state)
-{
-	const cr_model *m = ts_model("llama-3.1-8b");
-	const cr_quant *q = ts_quant("Q8_0");
-	cr_rig r = gpu_rig(4.5, 500, 2);
-	unsigned offloaded = 0;
-
-	(void)state;
-	r.devices[0].fp16_tflops = 50;
-	r.devices[1] = ram_device(64, 80);
-	r.n_devices = 2;
-	for (uint32_t ctx = 1024; ctx <= 32768; ctx += 256) {
-		cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
-		cr_estimate e;
-
-		o.n_ctx = ctx;
-		e = run(m, q, &r, &o);
-		if (e.offload_fraction > 0) {
-			offloaded++;
-			assert_true(e.gpu_layers < m->n_layers);
-		} else {
-			assert_int_equal(e.gpu_layers, m->n_layers);
-		}
-		for (unsigned g = 0; e.fits && g < e.n_gpus; g++)
-			assert_true(e.gpus[g].total_bytes <= e.gpus[g].usable_bytes);
-	}
-	assert_true(offloaded > 0);
-}
-
 /* An embedding model (and a reranker): no decode speed, the tier judged on
  * the prefill of its input as --workload decide is, and an output buffer of
  * n_vocab + n_embd floats for every token of a batch (llama.cpp outputs all
@@ -2285,7 +2252,6 @@ int main(void)
 		cmocka_unit_test(test_speed_confidence),
 		cmocka_unit_test(test_cpu_decode_flops),
 		cmocka_unit_test(test_gpu_layer_work),
-		cmocka_unit_test(test_fill_whole_layers),
 		cmocka_unit_test(test_multi_device),
 		cmocka_unit_test(test_split_two_gpus),
 		cmocka_unit_test(test_split_unequal),

@@ -666,15 +666,17 @@ static void fill_gpus(const cr_model *m, const cr_estimate_opts *o, const tiers 
 {
 	const cr_rig *r = t->rig;
 	double per_layer = p->layer_bytes / m->n_layers;
-	/* whole layers: one that does not fit entirely stays in RAM (the
-	 * epsilon keeps an exact count from losing a layer to rounding) */
-	uint32_t total = 0, want = (uint32_t)floor((1.0 - p->f) * m->n_layers + 1e-9);
+	uint32_t total = 0, want;
 	unsigned n = 0;
 
 	p->filled = false;
 	if (!r || t->n_acc < 2 || t->n_acc > CR_MAX_GPUS || o->split != CR_SPLIT_LAYER || o->gpu_layers >= 0 ||
-	    o->n_tensor_split || !(p->f > 0) || !(per_layer > 0))
+	    o->n_tensor_split || !(p->f > 0) || !(p->f <= 1) || !(per_layer > 0))
 		return;
+	/* The pooled rule's layer count, rounded: each device's room below is
+	 * what limits its whole layers (as llama.cpp's fit), this only caps the
+	 * sum near the pooled figure. */
+	want = (uint32_t)((1.0 - p->f) * m->n_layers + 0.5);
 	for (unsigned g = 0; g < r->n_devices; g++) {
 		const cr_device *d = &r->devices[g];
 
