@@ -1171,10 +1171,18 @@ static void decode(const cr_model *m, const profile *pf, const cr_estimate_opts 
 	       (m->experts_total ? m->n_layers * (double)m->experts_used * k->moe_expert_s : 0) +
 	       cpu_share * (double)m->active_params * k->cpu_param_s / cpu_tflops(sys);
 	/* Layer split: each GPU runs its share of the layers; tensor split:
-	 * every GPU runs every layer. */
-	if (layers_acc > 0)
-		time += o->split == CR_SPLIT_TENSOR ? layers_acc * k->layer_bytes / layer_rate(acc)
-						    : acc_time(r, t, o, layers_acc * k->layer_bytes, layer_rate);
+	 * every GPU runs every layer, at the pace of the slowest. */
+	if (layers_acc > 0 && o->split == CR_SPLIT_TENSOR) {
+		double slowest = 0;
+
+		for (unsigned g = 0; g < r->n_devices; g++)
+			if (r->devices[g].kind != CR_MEM_SYSTEM &&
+			    layers_acc * k->layer_bytes / layer_rate(&r->devices[g]) > slowest)
+				slowest = layers_acc * k->layer_bytes / layer_rate(&r->devices[g]);
+		time += slowest;
+	} else if (layers_acc > 0) {
+		time += acc_time(r, t, o, layers_acc * k->layer_bytes, layer_rate);
+	}
 	d->fixed_s = time;
 	if (t->n_acc && d->acc_read > 0) {
 		/* KV bytes are read by the attention kernels at a lower rate
