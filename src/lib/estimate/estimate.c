@@ -2013,7 +2013,7 @@ size_t cr_estimate_explain_weights(const cr_model *m, const cr_weights *w, const
 	/* An embedding or reranking model decodes nothing: no decode term. */
 	if (m->task == CR_TASK_GENERATION &&
 	    (x = term(terms, &n, max, "decode", e->decode_tokens_per_s, "tokens/s",
-		      "1 / (bytes read / (eff x bandwidth) + per-layer times); eff per memory type, backend and vendor, fitted on measured llama.cpp rows (docs/accuracy.md)")))
+		      "1 / (bytes read / (eff x bandwidth) + per-layer times: a fixed time per backend and, on GPUs, one falling as 1 / sqrt(bandwidth)); eff per memory type, backend and vendor, fitted on measured llama.cpp rows (docs/accuracy.md)")))
 		snprintf(x->formula, sizeof(x->formula),
 			 "weights %.3f GB + KV at depth %u; eff %.3f, %.2f ms per-layer time; range %.1f-%.1f",
 			 (double)e->weights_read_bytes / 1e9, e->decode_depth, bw_eff(acc),
