@@ -1946,7 +1946,7 @@ size_t cr_estimate_explain_weights(const cr_model *m, const cr_weights *w, const
 		      "llama.cpp: full layers n_ctx padded to 256 cells per stream; SWA layers pad(min(n_ctx_seq, window x (unified ? n_seq : 1) + n_ubatch), 256) (llama-kv-cache-iswa.cpp)")))
 		snprintf(x->formula, sizeof(x->formula),
 			 "%llu B/cell (full layers%s) x %u cells + %llu B/cell (sliding) x %u cells [K %s, V %s]",
-			 (unsigned long long)(pf.full_cell_bytes + pf.mtp_cell_bytes),
+			 (unsigned long long)pf.full_cell_bytes + (unsigned long long)pf.mtp_cell_bytes,
 			 pf.mtp_cell_bytes ? ", MTP layers' unread cache included" : "", cells_full(use),
 			 (unsigned long long)pf.swa_cell_bytes, m->window ? cells_swa(m, use) : 0,
 			 cr_kv_type_name(o->type_k), cr_kv_type_name(o->type_v));
