@@ -1297,6 +1297,23 @@ static void test_speed_confidence(void **state)
 	assert_string_equal(e.decode_note, "");
 }
 
+/* Llama-3.1-8B Q4_K_M at 4k on each of the custom rigs `spec` (n of them)
+ * into `e`; the first three's fixed decode times must fall in turn, and the
+ * ratio of the two savings, (t0 - t1) / (t1 - t2), is returned. */
+static double fixed_time_savings(const char *const *spec, unsigned n, cr_estimate *e)
+{
+	cr_error err = CR_ERROR_INIT;
+
+	for (unsigned i = 0; i < n; i++) {
+		cr_rig r;
+
+		assert_int_equal(cr_rig_parse_spec(spec[i], &r, &err), CR_OK);
+		e[i] = run_ctx("llama-3.1-8b", "Q4_K_M", &r, 4096);
+	}
+	assert_true(e[0].decode_fixed_s > e[1].decode_fixed_s && e[1].decode_fixed_s > e[2].decode_fixed_s);
+	return (e[0].decode_fixed_s - e[1].decode_fixed_s) / (e[1].decode_fixed_s - e[2].decode_fixed_s);
+}
+
 /* CPU decode: the per-parameter time is divided by the CPU's FP32 TFLOPS:
  * going from 1 to 2 TFLOPS saves twice what going from 2 to 4 does (the
  * rest of the fixed time is the same); a CPU without a figure says that its
@@ -1308,18 +1325,9 @@ static void test_cpu_decode_flops(void **state)
 					    "custom:mem_gb=64,bw_gbs=90,tflops=4,backend=cpu",
 					    "custom:mem_gb=64,bw_gbs=90,backend=cpu" };
 	cr_estimate e[4];
-	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
-	for (unsigned i = 0; i < 4; i++) {
-		cr_rig r;
-
-		assert_int_equal(cr_rig_parse_spec(spec[i], &r, &err), CR_OK);
-		e[i] = run_ctx("llama-3.1-8b", "Q4_K_M", &r, 4096);
-	}
-	assert_true(e[0].decode_fixed_s > e[1].decode_fixed_s && e[1].decode_fixed_s > e[2].decode_fixed_s);
-	assert_true(fabs((e[0].decode_fixed_s - e[1].decode_fixed_s) / (e[1].decode_fixed_s - e[2].decode_fixed_s) -
-			 2.0) < 1e-6);
+	assert_true(fabs(fixed_time_savings(spec, 4, e) - 2.0) < 1e-6);
 	assert_string_equal(e[1].decode_note, "");
 	assert_non_null(strstr(e[3].decode_note, "no FP32 figure for this CPU"));
 }
@@ -1334,18 +1342,9 @@ static void test_gpu_layer_work(void **state)
 					    "custom:mem_gb=80,bw_gbs=1000,tflops=100",
 					    "custom:mem_gb=80,bw_gbs=4000,tflops=100" };
 	cr_estimate e[3];
-	cr_error err = CR_ERROR_INIT;
 
 	(void)state;
-	for (unsigned i = 0; i < 3; i++) {
-		cr_rig r;
-
-		assert_int_equal(cr_rig_parse_spec(spec[i], &r, &err), CR_OK);
-		e[i] = run_ctx("llama-3.1-8b", "Q4_K_M", &r, 4096);
-	}
-	assert_true(e[0].decode_fixed_s > e[1].decode_fixed_s && e[1].decode_fixed_s > e[2].decode_fixed_s);
-	assert_true(fabs((e[0].decode_fixed_s - e[1].decode_fixed_s) / (e[1].decode_fixed_s - e[2].decode_fixed_s) -
-			 2.0) < 1e-6);
+	assert_true(fabs(fixed_time_savings(spec, 3, e) - 2.0) < 1e-6);
 }
 
 /* ---- rigs with several devices and tiers ------------------------------------------------ */
