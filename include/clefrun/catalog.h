@@ -221,6 +221,10 @@ typedef struct cr_device {
 	double fp16_tflops;       /**< per device, dense FP16 tensor rate (a GPU without tensor
 				       cores, and a CPU: its FP32 FMA rate, which the CPU's prefill
 				       and decode per-parameter time use); 0 = unknown */
+	double int8_tops;         /**< per device, the int8 dot-product rate llama.cpp's quantized
+				       matmuls (MMQ) run at, where it is not 2 x fp16_tflops as on
+				       tensor-core GPUs (Pascal GP102/GP104: dp4a, 4 x the FP32
+				       rate); 0 = 2 x fp16_tflops */
 	cr_backend backend;
 	cr_mem_kind kind;
 	double usable_fraction;   /**< share usable by the runtime, (0, 1] */

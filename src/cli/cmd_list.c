@@ -241,6 +241,8 @@ int cmd_rigs(const cli_globals *g0, int argc, char **argv)
 							(double)(uint64_t)(d->memory_gib * 1073741824.0));
 				cJSON_AddNumberToObject(dj, "bandwidth_gbs", d->bandwidth_gbs);
 				cJSON_AddNumberToObject(dj, "fp16_tflops", d->fp16_tflops);
+				if (d->int8_tops > 0)
+					cJSON_AddNumberToObject(dj, "int8_tops", d->int8_tops);
 				cJSON_AddStringToObject(dj, "backend", cr_backend_name(d->backend));
 				cJSON_AddStringToObject(dj, "kind", cr_mem_kind_name(d->kind));
 				cJSON_AddNumberToObject(dj, "usable_fraction", d->usable_fraction);

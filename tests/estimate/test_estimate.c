@@ -1347,6 +1347,37 @@ static void test_gpu_layer_work(void **state)
 	assert_true(fabs(fixed_time_savings(spec, 3, e) - 2.0) < 1e-6);
 }
 
+/* Prefill on a GPU whose int8 rate is not 2 x its FP16 figure (Pascal's
+ * dp4a, "int8_tops"): the quantized weight GEMMs run that much faster, and
+ * nothing else does. int8_tops = 2 x fp16_tflops is the default; at 4 x the
+ * prefill of Q4_K_M is faster, F16's is not, and the time that depth adds
+ * (attention and the KV pass) is the same to the last digit. */
+static double prefill_s(const cr_rig *r, const char *quant, uint32_t depth)
+{
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_estimate e;
+
+	o.n_ctx = 16384;
+	o.depth = depth;
+	e = run(ts_model("llama-3.1-8b"), ts_quant(quant), r, &o);
+	assert_true(e.prefill_tokens_per_s > 0);
+	return 1.0 / e.prefill_tokens_per_s;
+}
+
+static void test_prefill_int8_rate(void **state)
+{
+	cr_rig base = gpu_rig(48, 500, 1), same = base, dp4a = base;
+
+	(void)state;
+	same.devices[0].int8_tops = 2 * base.devices[0].fp16_tflops;
+	dp4a.devices[0].int8_tops = 4 * base.devices[0].fp16_tflops;
+	assert_true(prefill_s(&same, "Q4_K_M", 0) == prefill_s(&base, "Q4_K_M", 0));
+	assert_true(prefill_s(&dp4a, "Q4_K_M", 0) < 0.9 * prefill_s(&base, "Q4_K_M", 0));
+	assert_true(prefill_s(&dp4a, "F16", 0) == prefill_s(&base, "F16", 0));
+	assert_close(prefill_s(&dp4a, "Q4_K_M", 8192) - prefill_s(&dp4a, "Q4_K_M", 0),
+		     prefill_s(&base, "Q4_K_M", 8192) - prefill_s(&base, "Q4_K_M", 0), 1e-15);
+}
+
 /* ---- rigs with several devices and tiers ------------------------------------------------ */
 
 static void test_multi_device(void **state)
@@ -2251,6 +2282,7 @@ int main(void)
 		cmocka_unit_test(test_speed_confidence),
 		cmocka_unit_test(test_cpu_decode_flops),
 		cmocka_unit_test(test_gpu_layer_work),
+		cmocka_unit_test(test_prefill_int8_rate),
 		cmocka_unit_test(test_multi_device),
 		cmocka_unit_test(test_split_two_gpus),
 		cmocka_unit_test(test_split_unequal),

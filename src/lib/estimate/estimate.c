@@ -1070,6 +1070,18 @@ static double prefill_rate_f16(const cr_device *d)
 	return prefill_eff(d, true) * d->fp16_tflops * 1e12;
 }
 
+/* The quantized weight GEMMs (MMQ) run on int8 dot products: on a GPU whose
+ * int8 rate is not 2 x its FP16 figure (Pascal's dp4a at 4 x FP32, with the
+ * FP32 rate as fp16_tflops) they go that much faster than prefill_eff's
+ * calibration, made on tensor-core GPUs, says (ggml-cuda/mmq.cu
+ * ggml_cuda_should_use_mmq: dp4a MMQ where there is no FP16 MMA). */
+static double mmq_rate(const cr_device *d)
+{
+	double k = d->int8_tops > 0 && d->fp16_tflops > 0 ? d->int8_tops / (2.0 * d->fp16_tflops) : 1.0;
+
+	return prefill_rate(d) * k;
+}
+
 /* Attention FLOPs run in the backend's own flash-attention kernels, at
  * attention_cost[backend] times the weight GEMMs' cost per FLOP. */
 static double attention_rate(const cr_device *d)
@@ -1259,7 +1271,7 @@ static double prefill_tps(const cr_model *m, const profile *pf, const cr_estimat
 		for (unsigned g = 0; g < r->n_devices; g++)
 			if (r->devices[g].kind != CR_MEM_SYSTEM && r->devices[g].fp16_tflops <= 0)
 				return 0; /* unknown: no figure for a device that does work */
-		time += acc_time(r, t, o, flops, f16 ? prefill_rate_f16 : prefill_rate) +
+		time += acc_time(r, t, o, flops, f16 ? prefill_rate_f16 : mmq_rate) +
 			acc_time(r, t, o, attn, f16 ? attention_rate_f16 : attention_rate) +
 			acc_time(r, t, o, w_all / ub + kv_pass, decode_rate) + m->n_layers * k->prefill_layer_s / ub;
 		/* llama.cpp runs large batches of layers kept in RAM on the GPU
@@ -1281,7 +1293,7 @@ static double prefill_tps(const cr_model *m, const profile *pf, const cr_estimat
 	} else {
 		if (!sys || sys->fp16_tflops <= 0)
 			return 0;
-		time += flops / ((f16 ? prefill_rate_f16 : prefill_rate)(sys) * sys->count) +
+		time += flops / ((f16 ? prefill_rate_f16 : mmq_rate)(sys) * sys->count) +
 			attn / ((f16 ? attention_rate_f16 : attention_rate)(sys) * sys->count) +
 			(w_all / ub + kv_pass) / decode_rate(sys) +
 			m->n_layers * k->prefill_layer_s / ub;
