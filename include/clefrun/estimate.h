@@ -219,6 +219,9 @@ typedef struct cr_estimate {
 	unsigned limiting_gpu;
 	bool pipeline_parallel;    /**< llama.cpp runs the split with pipeline parallelism
 				        (CR_SCHED_MAX_COPIES copies of the graph inputs) */
+	bool gpus_filled;          /**< a partial offload: each GPU filled with whole layers up
+				        to its margin (as llama-server's fit), not split in
+				        proportion to free memory */
 	uint64_t host_compute_bytes; /**< the host compute buffer beside them (CUDA_Host ...):
 					  the F32 attention masks and the input embeddings of a
 					  micro-batch; reported, not part of any total */

@@ -463,7 +463,7 @@ static void explain_devices(const row *r, FILE *f)
 	fprintf(f, "  %-16s %14s  layer split %s%s; each device: model + KV + compute + other + reserve = total / usable\n",
 		"devices", "",
 		r->opts.n_tensor_split ? "by --tensor-split"
-		: r->opts.gpu_layers < 0 && e->offload_fraction > 0
+		: e->gpus_filled
 			? "filled per device with whole layers up to its margin (partial offload, as llama-server's fit)"
 			: "in proportion to free memory (usable less reserve)",
 		pipe);

@@ -1638,6 +1638,35 @@ static void test_partial_offload(void **state)
 	assert_close(e.memory.total_bytes, e.memory.device_bytes + e.memory.host_bytes, 2);
 }
 
+/* Two GPUs that cannot hold every layer are filled with whole layers, and the
+ * estimate says so (gpus_filled): their layers are the GPU layers; with room
+ * for every layer, or with a tensor split given, they are split instead. */
+static void test_gpus_filled(void **state)
+{
+	const cr_model *m = ts_model("llama-3.1-8b");
+	const cr_quant *q = ts_quant("Q8_0");
+	cr_rig r = gpu_rig(4.5, 500, 2), big = gpu_rig(24, 500, 2);
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_estimate e;
+
+	(void)state;
+	r.devices[0].fp16_tflops = 50;
+	r.devices[1] = ram_device(64, 80);
+	r.n_devices = 2;
+	e = run(m, q, &r, &o);
+	assert_true(e.offload_fraction > 0);
+	assert_true(e.gpus_filled);
+	assert_int_equal(e.n_gpus, 2);
+	assert_int_equal(e.gpus[0].layers + e.gpus[1].layers, e.gpu_layers);
+	e = run(m, q, &big, &o);
+	assert_false(e.gpus_filled);
+	o.tensor_split[0] = 1;
+	o.tensor_split[1] = 1;
+	o.n_tensor_split = 2;
+	e = run(m, q, &r, &o);
+	assert_false(e.gpus_filled);
+}
+
 /* An embedding model (and a reranker): no decode speed, the tier judged on
  * the prefill of its input as --workload decide is, and an output buffer of
  * n_vocab + n_embd floats for every token of a batch (llama.cpp outputs all
@@ -2283,6 +2312,7 @@ int main(void)
 		cmocka_unit_test(test_cpu_decode_flops),
 		cmocka_unit_test(test_gpu_layer_work),
 		cmocka_unit_test(test_prefill_int8_rate),
+		cmocka_unit_test(test_gpus_filled),
 		cmocka_unit_test(test_multi_device),
 		cmocka_unit_test(test_split_two_gpus),
 		cmocka_unit_test(test_split_unequal),

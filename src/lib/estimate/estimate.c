@@ -1685,6 +1685,7 @@ int cr_estimate_run_weights(const cr_model *m, const cr_weights *w, const cr_rig
 		memcpy(out->gpus, p.gpus, sizeof(out->gpus));
 	out->limiting_gpu = p.limiting_gpu;
 	out->pipeline_parallel = out->n_gpus && p.pipeline;
+	out->gpus_filled = out->n_gpus && p.filled;
 	out->host_compute_bytes = (uint64_t)p.host_compute;
 
 	at.n_ctx = o->n_ctx < MIN_CTX ? o->n_ctx : MIN_CTX;
