@@ -116,10 +116,19 @@ typedef struct cr_estimate_opts {
 				      llama.cpp's default; beside a draft, llama-server's target
 				      reserves K + 1 per slot and its draft context one per
 				      sequence (cr_plan_draft) */
+	uint32_t kv_pad_cells;   /**< the KV cache is rounded up to a multiple of this many cells
+				      per stream: 0 = current llama.cpp's 256 (CR_KV_PAD_CELLS, PR 17046);
+				      an older build's rule where its logs are compared (builds of
+				      May 2024 to October 2025: 256 with flash attention, 32 without,
+				      PR 7257; PR 16812 to PR 17046: 1); at most 256 */
 } cr_estimate_opts;
 
 /** cr_estimate_opts.depth: decode with the whole context in the cache (the default). */
 #define CR_DEPTH_CONTEXT UINT32_MAX
+
+/** Cells llama.cpp rounds each KV stream up to (src/llama-context.cpp:
+ *  cparams.n_ctx = GGML_PAD(cparams.n_ctx, 256), PR 17046, 2025-11). */
+#define CR_KV_PAD_CELLS 256u
 
 /** Default context when the user gives none: 8192, capped at the model's. */
 #define CR_DEFAULT_CTX 8192u
@@ -159,7 +168,8 @@ typedef struct cr_estimate_opts {
 	  .headroom_bytes = CR_DEFAULT_HEADROOM_BYTES, .weights_bytes = 0,                \
 	  .swa_full = false, .split = CR_SPLIT_LAYER, .gpu_layers = -1, .cpu_moe = false, \
 	  .workload = CR_WORKLOAD_CHAT, .kv_unified = false, .n_cpu_moe = 0,              \
-	  .mmproj_device_bytes = 0, .mmproj_host_bytes = 0, .n_outputs_max = 0 }
+	  .mmproj_device_bytes = 0, .mmproj_host_bytes = 0, .n_outputs_max = 0,          \
+	  .kv_pad_cells = 0 }
 
 /** Memory breakdown, bytes, summed over all devices of the rig. */
 typedef struct cr_memory {
@@ -379,7 +389,7 @@ int cr_estimate_resolve_opts(const cr_model *model, const cr_rig *rig,
 /** The KV cache and recurrent state of a model at some options
  *  (cr_estimate_kv_profile): how the cache is laid out and grows. */
 typedef struct cr_kv_profile {
-	uint32_t cell_pad;             /**< cells are allocated in multiples of this (256) per stream */
+	uint32_t cell_pad;             /**< cells are allocated in multiples of this per stream (256, or kv_pad_cells) */
 	uint32_t streams;              /**< KV streams: n_seq, or 1 with kv_unified */
 	uint32_t full_layers;          /**< full-attention layers that keep a KV cache */
 	uint32_t sliding_layers;       /**< sliding-window (or chunked) layers that keep one */

@@ -187,7 +187,7 @@ extern const cli_enum_name cli_split_names[];
 	.type = CLI_T_UINT, .name = "n-cpu-moe", .meta = "N", .off = CLI_OFF_SIZED(T, f, sizeof(unsigned)), \
 	.lo = 0, .hi = 100000, .help = "keep the experts of the first N layers in system RAM (llama.cpp --n-cpu-moe)"
 /* The options that size llama.cpp's memory the same way in every command
- * (check, inspect), into the cr_estimate_opts o of T: four table entries. */
+ * (check, inspect), into the cr_estimate_opts o of T: five table entries. */
 #define CLI_O_MEMORY_AT(T, o, field) (CLI_OFF_SIZED(T, o, sizeof(cr_estimate_opts)) + offsetof(cr_estimate_opts, field))
 #define CLI_O_MEMORY(T, o)                                                                                  \
 	{ .type = CLI_T_UINT, .name = "ubatch", .meta = "N", .off = CLI_O_MEMORY_AT(T, o, n_ubatch), .lo = 1, \
@@ -196,10 +196,14 @@ extern const cli_enum_name cli_split_names[];
 	  .hi = 4096, .help = "parallel sequences sharing the context, llama.cpp -np (default 1)" },          \
 	{ .type = CLI_T_FLAG, .name = "swa-full", .off = CLI_O_MEMORY_AT(T, o, swa_full),                     \
 	  .help = "sliding-window layers keep the whole context (llama.cpp --swa-full)" },                    \
+	{ .type = CLI_T_UINT, .name = "kv-pad", .meta = "N", .off = CLI_O_MEMORY_AT(T, o, kv_pad_cells), .lo = 1, \
+	  .hi = 256, .help = "KV cells per stream round up to N (default 256; llama.cpp of "                \
+	  "2024-05 to 2025-10: 32 without flash attention)" },                                              \
 	{ .type = CLI_T_FLAG, .name = "kv-unified", .off = CLI_O_MEMORY_AT(T, o, kv_unified),                 \
 	  .help = "one KV cache shared by the --parallel sequences (llama.cpp --kv-unified)" }
-/* (n_ubatch and n_seq are uint32_t, swa_full and kv_unified bool: the sizes CLI_T_UINT and CLI_T_FLAG store) */
-/* The same four entries, each marking a bool of T when given (--engine keeps what the user set). */
+/* (n_ubatch, n_seq and kv_pad_cells are uint32_t, swa_full and kv_unified bool: the sizes CLI_T_UINT and
+ * CLI_T_FLAG store) */
+/* The same five entries, each marking a bool of T when given (--engine keeps what the user set). */
 #define CLI_O_MEMORY_SEEN(T, o, ub_seen, np_seen, kvu_seen)                                                 \
 	{ .type = CLI_T_UINT, .name = "ubatch", .meta = "N", .off = CLI_O_MEMORY_AT(T, o, n_ubatch), .lo = 1, \
 	  .hi = 65536, .seen = CLI_AT(T, ub_seen), .help = "physical batch size, llama.cpp -ub (default 512)" }, \
@@ -208,6 +212,9 @@ extern const cli_enum_name cli_split_names[];
 	  .help = "parallel sequences sharing the context, llama.cpp -np (default 1)" },                      \
 	{ .type = CLI_T_FLAG, .name = "swa-full", .off = CLI_O_MEMORY_AT(T, o, swa_full),                     \
 	  .help = "sliding-window layers keep the whole context (llama.cpp --swa-full)" },                    \
+	{ .type = CLI_T_UINT, .name = "kv-pad", .meta = "N", .off = CLI_O_MEMORY_AT(T, o, kv_pad_cells), .lo = 1, \
+	  .hi = 256, .help = "KV cells per stream round up to N (default 256; llama.cpp of "                \
+	  "2024-05 to 2025-10: 32 without flash attention)" },                                              \
 	{ .type = CLI_T_FLAG, .name = "kv-unified", .off = CLI_O_MEMORY_AT(T, o, kv_unified),                 \
 	  .seen = CLI_AT(T, kvu_seen),                                                                        \
 	  .help = "one KV cache shared by the --parallel sequences (llama.cpp --kv-unified)" }

@@ -5,12 +5,18 @@
    required column, a URL on every row, every field of a complete row present and
    readable (buffer entries NAME:MiB, integers, flash attention on/off, a catalog id and
    quant or a not_estimable reason).
-2. The checker refuses what it must: each bad row of tests/bench/memory-logs-bad.csv is
+2. The K-quant mixes of the GGUF header fixtures: the per-tensor types bench/memory-logs
+   gives Pythia 1.4B (24 layers) and 2.8B (32 layers) add up to the type counts the
+   llama.cpp CI's logs print for those files (llama_model_loader: - type q4_K: N tensors).
+3. The checker refuses what it must: each bad row of tests/bench/memory-logs-bad.csv is
    reported with its CSV line and the problem, a CSV without a required column and a
    missing file are refused, with exit status 2.
 
 usage: memory_logs_data.py  (run from anywhere; paths are relative to this file)
 """
+import collections
+import importlib.machinery
+import importlib.util
 import os
 import subprocess
 import sys
@@ -43,6 +49,43 @@ MMPROJ_WANT = ["mmproj-logs-bad.csv:2: source_url 'see the issue' is not a URL",
                "mmproj-logs-bad.csv:5: fixture 'mmproj-llava' is not one of"]
 
 
+# Type counts as the CI logs of llama.cpp commit 4d2b3d88 print them (ggml-org/ci,
+# llama.cpp/4d/2b3d88041705b20c30b3219838aa435e7ffbde/ggml-100-mac-m4/pythia_1_4b-tg-*.log and
+# .../ggml-6-x86-vulkan-t4/pythia_2_8b-tg-*.log, .../ggml-4-x86-cuda-v100/pythia_2_8b-tg-q4_k.log),
+# quantized tensors only (the f32 norms and biases are not the mix's).
+KQUANT_LOGGED = {
+    (24, "Q2_K"): {"Q2_K": 49, "Q3_K": 48, "Q6_K": 1},
+    (24, "Q3_K_M"): {"Q3_K": 25, "Q4_K": 71, "Q5_K": 1, "Q6_K": 1},
+    (24, "Q4_K_M"): {"Q4_K": 61, "Q5_K": 24, "Q6_K": 13},
+    (24, "Q5_K_M"): {"Q5_K": 61, "Q6_K": 37},
+    (24, "Q6_K"): {"Q6_K": 98},
+    (32, "Q2_K"): {"Q2_K": 65, "Q3_K": 64, "Q6_K": 1},
+    (32, "Q3_K_M"): {"Q3_K": 33, "Q4_K": 94, "Q5_K": 2, "Q6_K": 1},
+    (32, "Q4_K_M"): {"Q4_K": 81, "Q5_K": 32, "Q6_K": 17},
+    (32, "Q5_K_M"): {"Q5_K": 81, "Q6_K": 49},
+}
+
+
+def kquant_case():
+    loader = importlib.machinery.SourceFileLoader("memory_logs", BENCH)
+    spec = importlib.util.spec_from_loader("memory_logs", loader)
+    bench = importlib.util.module_from_spec(spec)
+    loader.exec_module(bench)
+    fails = 0
+    for (n, quant), want in sorted(KQUANT_LOGGED.items()):
+        got = collections.Counter([bench.kquant_type(quant, "token_embd", 0, n),
+                                   bench.kquant_type(quant, "output", 0, n)])
+        for i in range(n):
+            for kind in ("qkv", "attn_output", "ffn_up", "ffn_down"):
+                got[bench.kquant_type(quant, kind, i, n)] += 1
+        if dict(got) != want:
+            print("FAIL K-quant mix %s, %d layers: %s, the CI log prints %s" % (quant, n, dict(got), want))
+            fails += 1
+    if not fails:
+        print("ok   K-quant mixes (%d logged type counts)" % len(KQUANT_LOGGED))
+    return fails
+
+
 def mmproj_case():
     p = subprocess.run([sys.executable, BENCH, "--check-data", "--mmproj-csv", MMPROJ_BAD],
                        capture_output=True, text=True)
@@ -56,7 +99,7 @@ def mmproj_case():
 
 
 def main():
-    fails = mmproj_case()
+    fails = mmproj_case() + kquant_case()
     for path, want_rc, want in CASES:
         p = subprocess.run([sys.executable, BENCH, "--check-data", "--csv", path],
                            capture_output=True, text=True)

@@ -2171,6 +2171,68 @@ static void test_kv_profile_matches_estimate(void **state)
 	assert_int_equal(checked, 8 * 3 * 3);
 }
 
+/* Older llama.cpp builds rounded the cache differently (kv_pad_cells): build 4446
+ * (January 2025) allocated 128 cells at -c 128 without flash attention (the CI's
+ * Pythia logs, 24 MiB), rounding to 32; PR 16812 to 17046 did not round. Worked by
+ * hand: Llama 3.1 8B holds 32 layers x 8 KV heads x 128 x 2 (K, V) x 2 B = 131072 B
+ * per cell in f16. */
+static void test_kv_pad_older_builds(void **state)
+{
+	static const struct {
+		uint32_t pad, ctx, cells;
+	} cases[] = {
+		{ 0, 100, 256 }, { 256, 100, 256 }, { 32, 100, 128 }, { 32, 128, 128 },
+		{ 1, 100, 100 }, { 32, 8192, 8192 }, { 1, 8192, 8192 },
+	};
+	const cr_model *m = ts_model("llama-3.1-8b");
+	const cr_model *g = ts_model("gemma-3-27b");
+	cr_rig r = gpu_rig(4096, 1000, 1);
+	cr_error err = CR_ERROR_INIT;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+		cr_kv_profile p;
+		cr_estimate e;
+
+		o.n_ctx = cases[i].ctx;
+		o.kv_pad_cells = cases[i].pad;
+		assert_int_equal(cr_estimate_run(m, ts_quant("Q4_K_M"), &r, &o, &e, &err), CR_OK);
+		assert_int_equal(e.kv_cells_full, cases[i].cells);
+		assert_int_equal(e.memory.kv_bytes, (uint64_t)cases[i].cells * 131072u);
+		assert_int_equal(cr_estimate_kv_bytes(m, &o), e.memory.kv_bytes);
+		assert_int_equal(cr_estimate_kv_profile(m, &o, &p, &err), CR_OK);
+		assert_int_equal(p.cell_pad, cases[i].pad ? cases[i].pad : 256);
+		assert_int_equal(p.cells_full, cases[i].cells);
+	}
+	/* The sliding cache rounds the same way: Gemma 3's 1024-token window plus a
+	 * 100-token micro-batch is 1124 cells, 1152 at 32, 1280 at 256. */
+	{
+		cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+		cr_estimate e;
+
+		o.n_ctx = 8192;
+		o.n_ubatch = 100;
+		assert_int_equal(cr_estimate_run(g, ts_quant("Q4_K_M"), &r, &o, &e, &err), CR_OK);
+		assert_int_equal(e.kv_cells_swa, 1280);
+		o.kv_pad_cells = 32;
+		assert_int_equal(cr_estimate_run(g, ts_quant("Q4_K_M"), &r, &o, &e, &err), CR_OK);
+		assert_int_equal(e.kv_cells_swa, 1152);
+		assert_int_equal(e.kv_cells_full, 8192);
+	}
+	/* llama.cpp never rounded to more than 256 cells. */
+	{
+		cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+		cr_kv_profile p;
+		cr_estimate e;
+
+		o.kv_pad_cells = 257;
+		assert_int_equal(cr_estimate_run(m, ts_quant("Q4_K_M"), &r, &o, &e, &err), CR_ERR_INVALID);
+		assert_non_null(strstr(err.message, "257 cells"));
+		assert_int_equal(cr_estimate_kv_profile(m, &o, &p, &err), CR_ERR_INVALID);
+	}
+}
+
 /* Below the window the sliding layers grow; the cap is where they stop. */
 static void test_kv_profile_window_cap(void **state)
 {
@@ -2332,6 +2394,7 @@ int main(void)
 		cmocka_unit_test(test_resolve_opts),
 		cmocka_unit_test(test_kv_profile_matches_estimate),
 		cmocka_unit_test(test_kv_profile_window_cap),
+		cmocka_unit_test(test_kv_pad_older_builds),
 		cmocka_unit_test(test_device_weights),
 		cmocka_unit_test(test_metal_mapped_range),
 	};

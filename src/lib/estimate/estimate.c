@@ -17,9 +17,12 @@
 /* llama.cpp rounds the KV cache size up to a multiple of 256 cells
  * (src/llama-context.cpp: cparams.n_ctx = GGML_PAD(cparams.n_ctx, 256), and
  * n_ctx_seq likewise; PR 17046, 2025-11; design.md). Builds from May 2024
- * (PR 7257) to October 2025 (PR 16812) padded to 32 cells without flash
- * attention: bench/memory-logs marks such logs. */
-#define KV_PAD 256u
+ * (PR 7257) to October 2025 (PR 16812) padded to
+ * llama_kv_cache_get_padding(): 256 cells with flash attention, 32 without;
+ * PR 16812 to PR 17046 did not pad. opts.kv_pad_cells selects such a rule
+ * (bench/memory-logs compares old builds' logs with it); KV_PAD, the
+ * largest, also bounds the cell count wherever a limit is checked. */
+#define KV_PAD CR_KV_PAD_CELLS
 
 /* Smallest context worth calling a fit: one default micro-batch (estimate.h). */
 #define MIN_CTX CR_MIN_FIT_CTX
@@ -103,11 +106,18 @@ static uint32_t streams(const cr_estimate_opts *o)
 	return o->kv_unified ? 1 : o->n_seq;
 }
 
+/* The cells each stream is rounded up to: 256, or the older build's rule
+ * the options name (validate() refuses more than 256). */
+static uint32_t kv_pad(const cr_estimate_opts *o)
+{
+	return o->kv_pad_cells && o->kv_pad_cells <= KV_PAD ? o->kv_pad_cells : KV_PAD;
+}
+
 /* Cells of one stream of a full-attention layer: the context shared by the
  * streams, rounded up to a multiple of 256 (llama.cpp pads the cache). */
 static uint32_t cells_full_stream(const cr_estimate_opts *o)
 {
-	return (uint32_t)pad_up(o->n_ctx / streams(o), KV_PAD);
+	return (uint32_t)pad_up(o->n_ctx / streams(o), kv_pad(o));
 }
 
 /* All cells of a full-attention layer. */
@@ -126,7 +136,7 @@ static uint32_t cells_swa_stream(const cr_model *m, const cr_estimate_opts *o)
 
 	if (o->swa_full)
 		return (uint32_t)per;
-	return (uint32_t)pad_up(want < per ? want : per, KV_PAD);
+	return (uint32_t)pad_up(want < per ? want : per, kv_pad(o));
 }
 
 static uint32_t cells_swa(const cr_model *m, const cr_estimate_opts *o)
@@ -1382,6 +1392,9 @@ static int validate(const cr_model *m, const cr_weights *w, const cr_rig *r,
 	if (!o->n_ctx || !o->n_seq || !o->n_ubatch)
 		return cr_seterr(err, CR_ERR_INVALID,
 				 "context, parallel sequences and ubatch must be positive");
+	if (o->kv_pad_cells > KV_PAD)
+		return cr_seterr(err, CR_ERR_INVALID, "a KV padding of %u cells: llama.cpp pads to at most %u",
+				 o->kv_pad_cells, KV_PAD);
 	if (o->n_tensor_split) {
 		unsigned n_acc = 0;
 		double sum = 0;
@@ -1836,12 +1849,15 @@ int cr_estimate_kv_profile(const cr_model *m, const cr_estimate_opts *o, cr_kv_p
 		return cr_seterr(err, CR_ERR_INVALID, "model %s: incomplete architecture", m->id);
 	if ((unsigned)o->type_k >= CR_KV_TYPE_COUNT || (unsigned)o->type_v >= CR_KV_TYPE_COUNT)
 		return cr_seterr(err, CR_ERR_INVALID, "unknown KV cache type");
+	if (o->kv_pad_cells > KV_PAD)
+		return cr_seterr(err, CR_ERR_INVALID, "a KV padding of %u cells: llama.cpp pads to at most %u",
+				 o->kv_pad_cells, KV_PAD);
 	make_profile(m, o, &pf);
 	if (cr_estimate_kv_bytes(m, o) == UINT64_MAX || (double)pf.state_bytes >= BYTES_LIMIT)
 		return cr_seterr(err, CR_ERR_RANGE,
 				 "model %s: KV cache beyond 2^60 bytes; the architecture figures are not plausible",
 				 m->id);
-	out->cell_pad = KV_PAD;
+	out->cell_pad = kv_pad(o);
 	out->streams = streams(o);
 	for (uint32_t i = 0; i < m->n_layers; i++) {
 		if (m->layer_kind[i] == CR_LAYER_RECURRENT)
