@@ -1972,7 +1972,9 @@ size_t cr_estimate_explain_weights(const cr_model *m, const cr_weights *w, const
 				 m->tied_embeddings && t.n_acc ? ", counted twice: tied" : "");
 	}
 	if ((x = term(terms, &n, max, "kv_cache", (double)p.mem.kv_bytes, "bytes",
-		      "llama.cpp: full layers n_ctx padded to 256 cells per stream; SWA layers pad(min(n_ctx_seq, window x (unified ? n_seq : 1) + n_ubatch), 256) (llama-kv-cache-iswa.cpp)")))
+		      kv_pad(use) == KV_PAD
+			      ? "llama.cpp: full layers n_ctx padded to 256 cells per stream; SWA layers pad(min(n_ctx_seq, window x (unified ? n_seq : 1) + n_ubatch), 256) (llama-kv-cache-iswa.cpp)"
+			      : "an older llama.cpp (--kv-pad): full layers n_ctx padded to kv_pad_cells per stream; SWA layers pad(min(n_ctx_seq, window x (unified ? n_seq : 1) + n_ubatch), kv_pad_cells)")))
 		snprintf(x->formula, sizeof(x->formula),
 			 "%llu B/cell (full layers%s) x %u cells + %llu B/cell (sliding) x %u cells [K %s, V %s]",
 			 (unsigned long long)pf.full_cell_bytes + (unsigned long long)pf.mtp_cell_bytes,
