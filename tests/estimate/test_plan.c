@@ -519,6 +519,42 @@ static void test_draft_per_device(void **state)
 	assert_true(stricter);
 }
 
+/* llama-server fits target and draft together (--fit): where a target that
+ * spills to system RAM leaves no GPU room for the draft, more of its layers
+ * go to RAM until the pair fits every GPU; the target-alone speed stays the
+ * target's own placement, and the speed-up is against it. */
+static void test_draft_refit(void **state)
+{
+	const cr_model *t = ts_model("llama-3.1-70b"), *d = ts_model("llama-3.2-1b");
+	const cr_rig *r = cr_catalog_find_rig(ts_cat, "epyc-ddr4-3200-2x3090");
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_error err = CR_ERROR_INIT;
+	cr_estimate alone;
+	cr_draft_plan p;
+	cr_weights w, dw;
+
+	(void)state;
+	assert_non_null(r);
+	cr_weights_preset(ts_quant("Q4_K_M"), &w);
+	cr_weights_preset(ts_quant("Q8_0"), &dw);
+	o.n_ctx = 65536;
+	assert_int_equal(cr_estimate_run_weights(t, &w, r, &o, &alone, &err), CR_OK);
+	assert_true(alone.fits && alone.offload_fraction > 0);
+	assert_int_equal(cr_plan_draft(t, &w, d, &dw, r, &o, 3, 0.6, &p, &err), CR_OK);
+	assert_true(p.fits);
+	assert_true(p.target.gpu_layers < alone.gpu_layers);
+	for (unsigned i = 0; i < p.target.n_gpus; i++)
+		assert_true(p.target.gpus[i].total_bytes + p.draft.gpus[i].total_bytes - p.draft.gpus[i].reserve_bytes +
+				    o.headroom_bytes <=
+			    p.target.gpus[i].usable_bytes);
+	assert_true(fabs(p.target.decode_tokens_per_s - alone.decode_tokens_per_s) < 1e-9 * alone.decode_tokens_per_s);
+	assert_true(fabs(p.speedup - p.tokens_per_s / alone.decode_tokens_per_s) < 1e-9);
+	/* A placement the user gave is kept: no refit. */
+	o.gpu_layers = (int32_t)alone.gpu_layers;
+	assert_int_equal(cr_plan_draft(t, &w, d, &dw, r, &o, 3, 0.6, &p, &err), CR_OK);
+	assert_int_equal(p.target.gpu_layers, alone.gpu_layers);
+}
+
 /* MTP drafting: only for a model with MTP layers; its drafter costs a small
  * part of a target step (one layer and the output head), so the speed-up at
  * a given acceptance beats a draft model's; the MTP weights count in the
@@ -575,6 +611,7 @@ int main(void)
 		cmocka_unit_test(test_draft_rate),
 		cmocka_unit_test(test_draft_slots),
 		cmocka_unit_test(test_draft_per_device),
+		cmocka_unit_test(test_draft_refit),
 		cmocka_unit_test(test_mtp),
 	};
 

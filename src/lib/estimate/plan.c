@@ -541,16 +541,42 @@ static void pair_tier(const cr_rig *r, const cr_estimate_opts *o, const cr_estim
 	out->target.tier = pair_fits(r, &out->target, d, extra_out, 0) ? CR_TIER_TIGHT : CR_TIER_NOFIT;
 }
 
+/* llama-server fits the target and the drafter together (common/common.cpp:1295-1326:
+ * common_fit_params with the draft or MTP context as an extra model, --fit on with a 1024 MiB
+ * margin per device by default, llama.cpp v0.4.0). When the pair misses a device and the
+ * target's layers are placed automatically, the most target layers on the GPUs with which
+ * the pair fits every device with the headroom (the rest in system RAM, as -ngl N); -1 when
+ * no count does or the placement is the user's. @p wt: the target's weights as held. */
+static int32_t refit_layers(const cr_model *m, const cr_weights *wt, const cr_rig *r, const cr_estimate_opts *o,
+			    uint32_t k, const cr_estimate *d, uint64_t extra_out)
+{
+	cr_estimate_opts to = *o;
+	cr_estimate t;
+
+	if (o->gpu_layers >= 0 || o->cpu_moe || o->n_cpu_moe || !has_ram_and_gpu(r))
+		return -1;
+	to.n_outputs_max = (o->n_seq ? o->n_seq : 1) * (k + 1);
+	for (int64_t i = m->n_layers; i >= 0; i--) {
+		to.gpu_layers = (int32_t)i;
+		if (cr_estimate_run_weights(m, wt, r, &to, &t, NULL) == CR_OK &&
+		    pair_fits(r, &t, d, extra_out, o->headroom_bytes))
+			return (int32_t)i;
+	}
+	return -1;
+}
+
 /* The speed of a plan whose drafter costs @p draft_s per drafted token and
  * @p catch_s for its pass over the K + 1 verified tokens, against the
- * target's one-sequence split @p tp. */
-static void draft_speed(const cr_model *m, const cr_step_parts *tp, double draft_s, double catch_s,
-			cr_draft_plan *out)
+ * target's one-sequence split @p tp where it sits beside the drafter; the
+ * speed-up is against @p alone_s, the target's step without a drafter (its
+ * own placement). */
+static void draft_speed(const cr_model *m, const cr_step_parts *tp, double alone_s, double draft_s,
+			double catch_s, cr_draft_plan *out)
 {
 	uint32_t k = out->draft_max;
-	double t1 = tp->single_s, lo, hi;
+	double t1 = alone_s, lo, hi;
 
-	out->cost_ratio = draft_s / t1;
+	out->cost_ratio = draft_s / tp->single_s;
 	out->step_s = k * draft_s + batch_pass_s(m, tp, k + 1) + catch_s;
 	out->tokens_per_s = out->tokens_per_step / out->step_s;
 	out->speedup = out->tokens_per_s * t1;
@@ -589,6 +615,8 @@ int cr_plan_draft(const cr_model *m, const cr_weights *w, const cr_model *dm, co
 {
 	cr_parallel_point pt, dpt;
 	cr_estimate_opts dopt;
+	double alone_s;
+	int32_t ngl;
 	int rc;
 
 	if (!out)
@@ -623,6 +651,18 @@ int cr_plan_draft(const cr_model *m, const cr_weights *w, const cr_model *dm, co
 	 * target already pays (one process per device). */
 	out->extra_bytes = out->draft.memory.total_bytes - out->draft.memory.overhead_bytes;
 	pair_tier(r, o, &out->draft, 0, out);
+	alone_s = pt.parts.single_s;
+	if (!out->fits && (ngl = refit_layers(m, w, r, o, k, &out->draft, 0)) >= 0) {
+		cr_estimate_opts to = *o;
+
+		/* The target's speeds stay its own, without the draft. */
+		memcpy(&dpt.estimate, &pt.estimate, sizeof(dpt.estimate));
+		to.gpu_layers = ngl;
+		if ((rc = one_point(m, w, r, &to, 1, &pt, err)) ||
+		    (rc = target_beside(m, w, r, &to, k, &dpt.estimate, &out->target, err)))
+			return rc;
+		pair_tier(r, o, &out->draft, 0, out);
+	}
 	if (!(pt.estimate.decode_tokens_per_s > 0) || !(out->draft.decode_tokens_per_s > 0))
 		return CR_OK;
 	/* The draft's own split at one sequence: K single-token decodes, and the
@@ -631,7 +671,7 @@ int cr_plan_draft(const cr_model *m, const cr_weights *w, const cr_model *dm, co
 		return rc;
 	if (!(dpt.estimate.decode_tokens_per_s > 0))
 		return CR_OK;
-	draft_speed(m, &pt.parts, dpt.parts.single_s, batch_pass_s(dm, &dpt.parts, k + 1), out);
+	draft_speed(m, &pt.parts, alone_s, dpt.parts.single_s, batch_pass_s(dm, &dpt.parts, k + 1), out);
 	return CR_OK;
 }
 
@@ -665,8 +705,9 @@ int cr_plan_mtp(const cr_model *m, const cr_weights *w, const cr_rig *r, const c
 	cr_estimate_opts mopt;
 	cr_estimate mc;
 	cr_weights wm;
-	double layer, read, head, frac_draft, frac_catch, fixed_layer, kv_layer, mtp_kv;
+	double layer, read, head, frac_draft, frac_catch, fixed_layer, kv_layer, mtp_kv, alone_s;
 	unsigned n_full;
+	int32_t ngl;
 	int rc;
 
 	if (!out)
@@ -736,6 +777,18 @@ int cr_plan_mtp(const cr_model *m, const cr_weights *w, const cr_rig *r, const c
 	out->draft.fits = true;
 	out->extra_bytes = out->draft.memory.total_bytes;
 	pair_tier(r, o, NULL, out->extra_bytes, out);
+	alone_s = pt.parts.single_s;
+	if (!out->fits && (ngl = refit_layers(m, &wm, r, o, k, NULL, out->extra_bytes)) >= 0) {
+		cr_estimate_opts to = *o;
+
+		/* The target's speeds stay its own, without the MTP context. */
+		mc = pt.estimate;
+		to.gpu_layers = ngl;
+		if ((rc = one_point(m, w, r, &to, 1, &pt, err)) ||
+		    (rc = target_beside(m, &wm, r, &to, k, &mc, &out->target, err)))
+			return rc;
+		pair_tier(r, o, NULL, out->extra_bytes, out);
+	}
 	if (!(pt.estimate.decode_tokens_per_s > 0) || !pt.estimate.weights_read_bytes)
 		return CR_OK;
 	/* One drafted token: one MTP layer and the output head, in the share of
@@ -758,7 +811,7 @@ int cr_plan_mtp(const cr_model *m, const cr_weights *w, const cr_rig *r, const c
 		double catch_s = pt.parts.weights_s * frac_catch + fixed_layer + kv_layer +
 				 k * CR_PLAN_BATCH_COMPUTE * pt.parts.compute_s * frac_catch;
 
-		draft_speed(m, &pt.parts, draft_s, catch_s, out);
+		draft_speed(m, &pt.parts, alone_s, draft_s, catch_s, out);
 	}
 	return CR_OK;
 }
