@@ -122,8 +122,8 @@ typedef struct cr_model {
 	 *  {arch}.nextn_predict_layers, counted there among n_layers as the last
 	 *  ones). llama.cpp v0.4.0 loads their weights only for --spec-type
 	 *  draft-mtp (common/common.cpp:1714 load_mtp; the loader skips them
-	 *  otherwise), so no estimate counts their weights; clefrun does not
-	 *  model MTP drafting. 0 when none. */
+	 *  otherwise), so no estimate counts their weights; cr_plan_mtp (plan.h)
+	 *  counts them and drafts with them. 0 when none. */
 	uint32_t mtp_layers;
 	/** Of a catalog model's mtp_layers, those a llama.cpp GGUF carries and
 	 *  whose KV cache llama.cpp's main context allocates although its graph

@@ -196,6 +196,9 @@ typedef struct cr_memory {
 typedef struct cr_device_use {
 	uint64_t bytes_per_device; /**< memory used on each device of the group */
 	uint64_t usable_per_device;/**< memory the runtime may use on each */
+	uint64_t reserve_per_device; /**< the runtime's own reserve within bytes_per_device (a
+				          discrete GPU's CR_RESERVE_*_BYTES; 0 elsewhere): a second
+				          context on the device shares it (cr_plan_draft) */
 	double layers_per_device;  /**< repeating layers held by each device (fractional for shares) */
 } cr_device_use;
 

@@ -202,26 +202,47 @@ int cr_plan_fixes(const cr_model *model, const cr_weights *w, const cr_rig *rig,
 		  const cr_estimate_opts *opts, const cr_quant *const *quants, size_t nq, cr_fix *out,
 		  size_t cap, size_t *n, cr_estimate *now, cr_error *err);
 
-/** Speculative decoding with a draft model (llama-server -md DRAFT --spec-type draft-simple
- *  --spec-draft-n-max K; before llama.cpp v0.4.0, --draft-max K). */
+/** Speculative decoding (docs/plans.md "Draft models"): a draft model (llama-server -md DRAFT
+ *  --spec-type draft-simple --spec-draft-n-max K; before llama.cpp v0.4.0, --draft-max K) or the
+ *  model's own multi-token-prediction layers (--spec-type draft-mtp, cr_plan_mtp).
+ *
+ *  One step of llama.cpp v0.4.0's loop (common/speculative.cpp, tools/server/server-context.cpp):
+ *  the drafter decodes K tokens one at a time (the last sampled token, then each drafted one
+ *  but the last), the target checks the last token and the K drafted ones in one pass, and the
+ *  drafter then decodes that same batch of K + 1 tokens again to keep its cache in step with the
+ *  target's (server-context.cpp:3725 "always re-evaluate", TAG_SPEC_AVOID_DRAFT_REEVAL). */
 typedef struct cr_draft_plan {
-	cr_estimate target;        /**< the target alone at opts: memory and fit as llama-server holds
-				        it beside a draft (opts' n_seq slots, logits for K + 1 outputs
-				        per slot), speed of one sequence */
-	cr_estimate draft;         /**< the draft alone on the same rig, at llama-server's draft context:
-				        opts with f16 KV (-ctkd/-ctvd), logits for one output per
-				        sequence (n_outputs_max) and no vision projector */
+	cr_estimate target;        /**< the target as llama-server holds it beside the drafter: memory,
+				        fit, tier and per-device figures of opts' n_seq slots with
+				        logits for K + 1 outputs per slot (and, for MTP, the MTP
+				        layers' weights); speeds of one sequence alone */
+	cr_estimate draft;         /**< a draft model alone on the same rig, at llama-server's draft
+				        context: opts with f16 KV (-ctkd/-ctvd), logits for one output
+				        per sequence (n_outputs_max) and no vision projector.
+				        cr_plan_mtp: memory only, the MTP context's KV, compute and
+				        output buffers (the MTP weights are the target's) */
+	bool mtp;                  /**< drafted by the model's MTP layers (cr_plan_mtp) */
 	uint32_t draft_max;        /**< K: tokens drafted per step */
-	double accept;             /**< a: probability that the target accepts a drafted token */
-	double tokens_per_step;    /**< (1 - a^(K+1)) / (1 - a) (Leviathan et al. 2023) */
+	double accept;             /**< r: llama-server's draft acceptance at K, accepted / drafted
+				        tokens (server-context.cpp "draft acceptance = accepted /
+				        generated") */
+	double alpha;              /**< the per-token acceptance probability that gives r at K when
+				        each drafted token is accepted independently, given the ones
+				        before it (Leviathan et al. 2023's alpha): cr_plan_draft_alpha */
+	double tokens_per_step;    /**< 1 + r K = (1 - alpha^(K+1)) / (1 - alpha) */
 	double cost_ratio;         /**< c: one draft step / one target step */
-	double step_s;             /**< K draft steps + one target pass over K + 1 tokens */
+	double step_s;             /**< K draft steps + the target's pass over K + 1 tokens + the
+				        drafter's pass over the same K + 1 */
 	double tokens_per_s;       /**< tokens_per_step / step_s; 0 when either does not fit */
 	double speedup;            /**< tokens_per_s / the target alone */
-	double speedup_low;        /**< at acceptance a - CR_PLAN_DRAFT_ACCEPT_BAND */
-	double speedup_high;       /**< at a + CR_PLAN_DRAFT_ACCEPT_BAND (at most 0.99) */
-	uint64_t extra_bytes;      /**< the draft's weights, KV and buffers beside the target's */
-	bool fits;                 /**< target and draft together within the rig's usable memory */
+	double accept_low;         /**< r at alpha - CR_PLAN_DRAFT_ALPHA_BAND */
+	double accept_high;        /**< r at alpha + CR_PLAN_DRAFT_ALPHA_BAND (alpha at most 0.99) */
+	double speedup_low;        /**< the speed-up at accept_low */
+	double speedup_high;       /**< the speed-up at accept_high */
+	uint64_t extra_bytes;      /**< the drafter's bytes beside the target's: a draft model's
+				        weights, KV and buffers; the MTP context's KV and buffers */
+	bool fits;                 /**< every device holds its share of target and drafter with the
+				        headroom to spare (each GPU of a layer split on its own) */
 } cr_draft_plan;
 
 /** llama.cpp's default number of drafted tokens: llama.cpp v0.4.0 (ggml-org/llama.cpp
@@ -230,27 +251,59 @@ typedef struct cr_draft_plan {
  *  later master snapshot 001d906. Releases before v0.4.0 had common_params_speculative::n_max
  *  = 16 (common/common.h @de93b99), the value clefrun used until now. */
 #define CR_PLAN_DRAFT_MAX_DEFAULT 3u
-/** Default acceptance: the median of the 55 draft-model rows of bench/data/speculative.csv
- *  (accepted / drafted tokens; docs/plans.md). */
-#define CR_PLAN_DRAFT_ACCEPT_DEFAULT 0.53
-/** Acceptance varies with the task (code, chat, math): the band is a +/- 0.15 (the rows'
- *  10th-90th percentile spread is 0.33-0.72 around that median, bench/speculative-bench). */
-#define CR_PLAN_DRAFT_ACCEPT_BAND 0.15
+/** Default per-token acceptance alpha: the median over the 54 draft-model rows of
+ *  bench/data/speculative.csv with an acceptance and a K of the alpha each row's acceptance
+ *  gives at its K (0.794; their acceptance itself has median 0.52, at K = 5 mostly).
+ *  bench/speculative-bench prints it; docs/plans.md. */
+#define CR_PLAN_DRAFT_ALPHA_DEFAULT 0.80
+/** Acceptance varies with the task (code, chat, math): the band is alpha +/- 0.12, half the
+ *  spread of those rows' 10th-90th percentile alpha (0.65-0.89, bench/speculative-bench). */
+#define CR_PLAN_DRAFT_ALPHA_BAND 0.12
+
+/** llama-server's acceptance at K (accepted / drafted) when each drafted token is accepted
+ *  with probability @p alpha given the ones before it: alpha (1 - alpha^K) / ((1 - alpha) K).
+ *  0 for alpha <= 0, 1 for alpha >= 1; @p k of 0 is taken as 1. */
+double cr_plan_draft_rate(double alpha, uint32_t k);
+
+/** The inverse of cr_plan_draft_rate: the alpha that gives acceptance @p rate at @p k
+ *  (0 for rate <= 0, 1 for rate >= 1). */
+double cr_plan_draft_alpha(double rate, uint32_t k);
 
 /**
  * Speculative decoding of @p model (weights @p w) with the draft @p draft
  * (weights @p dw) on @p rig at @p opts: K = @p draft_max (0: the default)
- * tokens drafted per step and accepted with probability @p accept (0..1
- * exclusive of 1; a negative value: the default). A step costs K draft
- * steps plus one target pass over K + 1 tokens of the same sequence (the
- * weights read once, the KV once, K more tokens' compute: plan.h's step
- * model at one sequence).
- * @return 0; CR_ERR_INVALID for NULL arguments or an acceptance >= 1;
+ * tokens drafted per step with llama-server's acceptance @p accept at that K
+ * (accepted / drafted tokens, 0..1; a negative value: the rate
+ * CR_PLAN_DRAFT_ALPHA_DEFAULT gives at K). A step costs K draft steps, one
+ * target pass over K + 1 tokens of the same sequence (the weights read once,
+ * the KV once, K more tokens' compute: plan.h's step model at one sequence)
+ * and the draft's pass over the same K + 1 tokens.
+ * @return 0; CR_ERR_INVALID for NULL arguments or an acceptance above 1;
  *   errors of cr_estimate_run_weights for either model.
  */
 int cr_plan_draft(const cr_model *model, const cr_weights *w, const cr_model *draft,
 		  const cr_weights *dw, const cr_rig *rig, const cr_estimate_opts *opts,
 		  uint32_t draft_max, double accept, cr_draft_plan *out, cr_error *err);
+
+/**
+ * Speculative decoding of @p model (weights @p w) by its own MTP layers
+ * (cr_model.mtp_layers; llama-server --spec-type draft-mtp), as cr_plan_draft
+ * otherwise. llama.cpp v0.4.0 then loads the MTP layers' weights beside the
+ * trunk (common/common.cpp:1714 load_mtp) and makes a second context on the
+ * target's model for them (common/speculative.cpp:2559-2569,
+ * LLAMA_CONTEXT_TYPE_MTP: their KV at the target's context, f16 by default).
+ * @p mtp_bytes are those weights (a GGUF's cr_gguf_model.mtp_bytes); 0: the
+ * mean layer of @p w plus the MTP block's eh_proj (2 hidden x hidden). One
+ * drafted token runs one MTP layer and the output head; the catch-up pass
+ * over the K + 1 verified tokens runs the layer without the head. With more
+ * than one MTP layer llama.cpp chains them, one per drafted token, and K is
+ * at most their number (the impl's n_max = min(n_max, n_mtp_layers)).
+ * @return 0; CR_ERR_UNSUPPORTED when the model has no MTP layers; otherwise
+ *   as cr_plan_draft.
+ */
+int cr_plan_mtp(const cr_model *model, const cr_weights *w, const cr_rig *rig,
+		const cr_estimate_opts *opts, uint64_t mtp_bytes, uint32_t draft_max, double accept,
+		cr_draft_plan *out, cr_error *err);
 
 #ifdef __cplusplus
 }

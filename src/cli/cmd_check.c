@@ -252,7 +252,7 @@ static void print_heading(const check_cfg *c, const cr_model *m, FILE *f)
 	/* llama.cpp v0.4.0 loads the MTP head only for --spec-type draft-mtp
 	 * (common/common.cpp:1714); clefrun estimates the run without it. */
 	if (m->mtp_layers)
-		fprintf(f, "%u MTP layer%s: weights not loaded without --spec-type draft-mtp%s; MTP drafting is not modelled\n",
+		fprintf(f, "%u MTP layer%s: weights not loaded without --spec-type draft-mtp%s; MTP drafting: clefrun plan --mtp\n",
 			m->mtp_layers, m->mtp_layers == 1 ? "" : "s",
 			m->mtp_kv_layers || (m->n_layers && m->kv_heads[m->n_layers - 1])
 				? ", KV cache allocated though unread (counted)" : "");

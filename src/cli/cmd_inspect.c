@@ -382,7 +382,7 @@ static void model_rows(rows *r, const cr_model_source *g, const cr_gguf_model *g
 		cli_fmt_mem(mb, sizeof(mb), (double)gm->mtp_bytes);
 		/* llama.cpp v0.4.0: weights loaded only for --spec-type draft-mtp
 		 * on the architectures that skip them (gguf.h mtp_bytes). */
-		row(r, "MTP layers", "%u, %s of tensors (%s); KV cache %s; clefrun does not model MTP drafting",
+		row(r, "MTP layers", "%u, %s of tensors (%s); KV cache %s; MTP drafting: clefrun plan --mtp",
 		    gm->nextn_layers, mb,
 		    gm->mtp_skipped ? "not loaded by llama.cpp without --spec-type draft-mtp, not counted"
 			    : "loaded and counted",

@@ -41,7 +41,8 @@ static const char plan_summary[] =
 	"the row does not fit and no change helps.\n"
 	"--draft SOURCE: speculative decoding (llama.cpp -md): the draft's memory beside the target's and the\n"
 	"expected decode speed-up from the draft/target cost ratio and the acceptance rate, with a band.\n"
-	"Exit 3 when target and draft do not fit together.";
+	"--mtp: the same with the model's own multi-token-prediction layers (--spec-type draft-mtp).\n"
+	"Exit 3 when target and drafter do not fit together.";
 
 typedef struct plan_cfg {
 	const char *model_id;
@@ -60,6 +61,7 @@ typedef struct plan_cfg {
 	int engine;                /* --engine (with --fixes): a cr_engine */
 	bool engine_given;
 	const char *draft_id, *draft_quant;
+	bool mtp;
 	double draft_accept;
 	bool draft_accept_given;
 	unsigned draft_max;
@@ -111,9 +113,11 @@ static const cli_opt_spec plan_opts[] = {
 	  .help = "instead: speculative decoding with this draft model (catalog id or GGUF source), llama.cpp -md" },
 	{ .type = CLI_T_STRING, .name = "draft-quant", .meta = "Q", .off = offsetof(plan_cfg, draft_quant), .flags = CLI_F_ONCE,
 	  .help = "the draft's preset (catalog draft; default Q8_0)" },
+	{ .type = CLI_T_FLAG, .name = "mtp", .off = offsetof(plan_cfg, mtp),
+	  .help = "instead: speculative decoding with the model's own MTP layers, llama-server --spec-type draft-mtp" },
 	{ .type = CLI_T_DOUBLE, .name = "draft-accept", .meta = "P", .off = offsetof(plan_cfg, draft_accept),
-	  .seen = CLI_AT(plan_cfg, draft_accept_given), .lo = 0,
-	  .hi = 0.99, .help = "probability a drafted token is accepted (default 0.53, the median of measured rows)" },
+	  .seen = CLI_AT(plan_cfg, draft_accept_given), .lo = 0, .hi = 1,
+	  .help = "llama-server's draft acceptance at K, accepted / drafted tokens (default: the rate a per-token alpha of 0.80 gives at K, 0.65 at K = 3)" },
 	{ .type = CLI_T_UINT, .name = "draft-max", .meta = "K", .off = offsetof(plan_cfg, draft_max), .lo = 1, .hi = 256,
 	  .help = "tokens drafted per step, llama-server --spec-draft-n-max (--draft-max before v0.4.0; default 3, llama.cpp v0.4.0's)" },
 	{ CLI_O_FLASH_ATTN(plan_cfg, fa), .help = "on, off or auto (default auto, as llama.cpp resolves it)" },
@@ -758,15 +762,24 @@ static int render_draft(const plan_cfg *c, const cr_model *m, const char *label,
 	if (c->fmt == FMT_JSON) {
 		cJSON *root = cJSON_CreateObject();
 
-		cJSON_AddStringToObject(root, "schema", "clefrun.plan-draft/1");
+		cJSON_AddStringToObject(root, "schema", "clefrun.plan-draft/2");
 		cJSON_AddStringToObject(root, "model", m->id);
 		cJSON_AddStringToObject(root, "quant", label);
-		cJSON_AddStringToObject(root, "draft", dm->id);
-		cJSON_AddStringToObject(root, "draft_quant", dlabel);
+		cJSON_AddBoolToObject(root, "mtp", d->mtp);
+		if (dm) {
+			cJSON_AddStringToObject(root, "draft", dm->id);
+			cJSON_AddStringToObject(root, "draft_quant", dlabel);
+		} else {
+			cJSON_AddNullToObject(root, "draft");
+			cJSON_AddNullToObject(root, "draft_quant");
+		}
 		cJSON_AddStringToObject(root, "rig", rig->id);
 		cJSON_AddNumberToObject(root, "context", o->n_ctx);
 		cJSON_AddNumberToObject(root, "draft_max", d->draft_max);
-		cJSON_AddNumberToObject(root, "accept", d->accept);
+		cJSON_AddNumberToObject(root, "accept", (double)(long long)(d->accept * 1e4 + 0.5) / 1e4);
+		cJSON_AddNumberToObject(root, "alpha", (double)(long long)(d->alpha * 1e4 + 0.5) / 1e4);
+		cJSON_AddNumberToObject(root, "accept_low", (double)(long long)(d->accept_low * 1e4 + 0.5) / 1e4);
+		cJSON_AddNumberToObject(root, "accept_high", (double)(long long)(d->accept_high * 1e4 + 0.5) / 1e4);
 		cJSON_AddNumberToObject(root, "tokens_per_step", (double)(long long)(d->tokens_per_step * 1e4 + 0.5) / 1e4);
 		cJSON_AddNumberToObject(root, "cost_ratio", (double)(long long)(d->cost_ratio * 1e4 + 0.5) / 1e4);
 		cli_json_rate(root, "target_tokens_per_s", d->target.decode_tokens_per_s, 100);
@@ -777,6 +790,7 @@ static int render_draft(const plan_cfg *c, const cr_model *m, const char *label,
 		cJSON_AddNumberToObject(root, "target_bytes", (double)d->target.memory.total_bytes);
 		cJSON_AddNumberToObject(root, "draft_bytes", (double)d->extra_bytes);
 		cJSON_AddNumberToObject(root, "available_bytes", (double)d->target.memory.available_bytes);
+		cJSON_AddStringToObject(root, "tier", cr_tier_name(d->target.tier));
 		/* Each context's terms, as check --format json prints them (bench/memory-truth
 		 * compares them with llama.cpp's buffers). */
 		cJSON_AddItemToObject(root, "target_memory", cli_json_memory(&d->target.memory, true));
@@ -791,31 +805,42 @@ static int render_draft(const plan_cfg *c, const cr_model *m, const char *label,
 	cli_fmt_mem(used, sizeof(used), (double)d->target.memory.total_bytes + (double)d->extra_bytes);
 	cli_fmt_mem(avail, sizeof(avail), (double)d->target.memory.available_bytes);
 	cli_fmt_mem(extra, sizeof(extra), (double)d->extra_bytes);
-	printf("%s %s with draft %s %s on %s (%s), %u-token context\n\n", cli_safe(m->id), cli_safe(label),
-	       cli_safe(dm->id), cli_safe(dlabel), cli_safe(rig->name), cli_safe(rig->id), o->n_ctx);
-	printf("  memory         %s / %s with the draft (%s for its weights, KV and buffers): %s\n", used, avail,
-	       extra, d->fits ? "fits" : "does not fit");
+	if (dm)
+		printf("%s %s with draft %s %s on %s (%s), %u-token context\n\n", cli_safe(m->id), cli_safe(label),
+		       cli_safe(dm->id), cli_safe(dlabel), cli_safe(rig->name), cli_safe(rig->id), o->n_ctx);
+	else
+		printf("%s %s drafting with its %u MTP layer%s on %s (%s), %u-token context\n\n", cli_safe(m->id),
+		       cli_safe(label), m->mtp_layers, m->mtp_layers == 1 ? "" : "s", cli_safe(rig->name),
+		       cli_safe(rig->id), o->n_ctx);
+	printf("  memory         %s / %s with the %s (%s for its %s): %s\n", used, avail, dm ? "draft" : "MTP context",
+	       extra, dm ? "weights, KV and buffers" : "KV and buffers; the MTP weights are the model's",
+	       d->fits ? "fits" : "does not fit");
 	cli_fmt_rate(a, sizeof(a), d->target.decode_tokens_per_s);
 	printf("  target alone   %s t/s decode\n", a);
 	if (ok) {
 		cli_fmt_rate(b, sizeof(b), d->tokens_per_s);
-		printf("  with the draft %s t/s: %.2fx (%.2fx-%.2fx for acceptance %.2f-%.2f)\n", b, d->speedup,
-		       d->speedup_low, d->speedup_high, d->accept - CR_PLAN_DRAFT_ACCEPT_BAND > 0 ? d->accept - CR_PLAN_DRAFT_ACCEPT_BAND : 0.0,
-		       d->accept + CR_PLAN_DRAFT_ACCEPT_BAND < 0.99 ? d->accept + CR_PLAN_DRAFT_ACCEPT_BAND : 0.99);
+		printf("  with the %s %s t/s: %.2fx (%.2fx-%.2fx for acceptance %.2f-%.2f)\n", dm ? "draft" : "MTP  ", b,
+		       d->speedup, d->speedup_low, d->speedup_high, d->accept_low, d->accept_high);
 		printf("  per step       %u drafted, %.2f tokens expected at acceptance %.2f; a draft step costs %.3f of a target step\n",
 		       d->draft_max, d->tokens_per_step, d->accept, d->cost_ratio);
 	} else {
-		printf("  with the draft -: the target or the draft does not fit\n");
+		printf("  with the %s -: the target or the %s does not fit\n", dm ? "draft" : "MTP  ",
+		       dm ? "draft" : "MTP context");
 	}
 	/* llama.cpp v0.4.0 removed --draft-max (common/arg.cpp:4397, "use
 	 * --spec-draft-n-max"), and -md alone enables no drafting: the type
 	 * stays none unless --spec-type names one (common/arg.cpp:4259). */
-	printf("  llama-server -m MODEL.gguf -md DRAFT.gguf --spec-type draft-simple --spec-draft-n-max %u -c %u\n",
-	       d->draft_max, o->n_ctx);
+	if (dm)
+		printf("  llama-server -m MODEL.gguf -md DRAFT.gguf --spec-type draft-simple --spec-draft-n-max %u -c %u\n",
+		       d->draft_max, o->n_ctx);
+	else
+		printf("  llama-server -m MODEL.gguf --spec-type draft-mtp --spec-draft-n-max %u -c %u\n", d->draft_max,
+		       o->n_ctx);
 	if (!cli_quiet())
-		printf("\nExpected tokens per step (1 - a^(K+1)) / (1 - a) (Leviathan et al. 2023); a step is K draft\n"
-		       "steps and one target pass over K + 1 tokens (docs/plans.md). A speed-up below 1 means the\n"
-		       "draft costs more than it saves.\n");
+		printf("\nAcceptance is llama-server's (accepted / drafted tokens): 1 + acceptance x K tokens per\n"
+		       "step. A step is K %s steps, one target pass over K + 1 tokens and the %s pass over\n"
+		       "the same K + 1 (docs/plans.md). A speed-up below 1 means the %s costs more than it saves.\n",
+		       dm ? "draft" : "MTP", dm ? "draft's" : "MTP layer's", dm ? "draft" : "MTP head");
 	return d->fits ? EXIT_OK_ : EXIT_NOFIT;
 }
 
@@ -852,7 +877,7 @@ int cmd_plan(const cli_globals *g, int argc, char **argv)
 		fprintf(stderr, "clefrun plan: --engine names each change's front-end setting and needs --fixes\n");
 		return EXIT_USAGE;
 	}
-	if ((rc = parse_counts(c.parallel ? c.parallel : c.sweep >= 0 || c.fixes || c.draft_id ? "1" : "1,2,4,8,16,32", counts,
+	if ((rc = parse_counts(c.parallel ? c.parallel : c.sweep >= 0 || c.fixes || c.draft_id || c.mtp ? "1" : "1,2,4,8,16,32", counts,
 			       &n)))
 		return rc;
 	if (!(cat = cli_open_catalog(&c.g)))
@@ -916,6 +941,30 @@ int cmd_plan(const cli_globals *g, int argc, char **argv)
 		fprintf(stderr, "clefrun plan: %s is %s model: it generates no text, so there is no decode to plan "
 				"(clefrun check gives its fit and prefill; plan --fixes what makes it fit)\n",
 			cli_safe(cm->model.id), cm->model.task == CR_TASK_RERANK ? "a reranking" : "an embedding");
+		goto out;
+	}
+	if (c.mtp) {
+		cr_draft_plan dp;
+		cr_weights tw = w;
+		uint64_t mtp_bytes = cm->from_gguf ? cm->mtp_bytes : 0;
+
+		if (n != 1 || c.sweep >= 0 || c.fixes || c.draft_id) {
+			fprintf(stderr, "clefrun plan: --mtp takes one --parallel count and no --sweep, --fixes or --draft\n");
+			goto out;
+		}
+		set.opts.n_seq = counts[0];
+		/* The trunk without the MTP layers: their bytes go in apart. */
+		if (cm->from_gguf && cm->mtp_in_weights && tw.kind == CR_WEIGHTS_EXACT && tw.bytes > mtp_bytes)
+			tw.bytes -= mtp_bytes;
+		s = cr_plan_mtp(&cm->model, &tw, rig, &set.opts, mtp_bytes, c.draft_max,
+				c.draft_accept_given ? c.draft_accept : -1.0, &dp, &err);
+		if (s) {
+			cli_estimate_error(&err);
+			rc = cli_exit_for_status(s);
+		} else {
+			rc = render_draft(&c, &cm->model, label, NULL, NULL, rig, &set.opts, &dp);
+			vision_note(&c, rc);
+		}
 		goto out;
 	}
 	if (c.draft_id) {

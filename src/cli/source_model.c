@@ -369,6 +369,8 @@ int cli_resolve_model(const cr_catalog *cat, const char *id_or_source, const cli
 	out->model = m->model;
 	out->weights_bytes = m->weights_bytes;
 	out->mapped_extra_bytes = m->gguf.mapped_extra_bytes;
+	out->mtp_bytes = m->gguf.mtp_bytes;
+	out->mtp_in_weights = m->gguf.mtp_bytes && !m->gguf.mtp_skipped;
 	memcpy(out->type_bytes, m->type_bytes, sizeof(out->type_bytes));
 	out->from_gguf = m->from_gguf;
 	snprintf(out->file_type, sizeof(out->file_type), "%s", m->file_type);

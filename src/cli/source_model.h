@@ -43,6 +43,8 @@ typedef struct cli_model {
 	cr_model model;               /* a copy */
 	uint64_t weights_bytes;       /* exact tensor bytes (GGUF); 0 for catalog models */
 	uint64_t mapped_extra_bytes;  /* cr_gguf_model.mapped_extra_bytes (GGUF); 0 otherwise */
+	uint64_t mtp_bytes;           /* cr_gguf_model.mtp_bytes: the MTP layers' tensors (GGUF); 0 otherwise */
+	bool mtp_in_weights;          /* those bytes are part of weights_bytes (the loader keeps them) */
 	uint64_t type_bytes[CR_GGML_TYPE_COUNT]; /* those bytes by ggml type (GGUF) */
 	bool from_gguf;
 	char file_type[CR_ID_MAX];    /* the GGUF's general.file_type ("Q4_K_M"), or "" */

@@ -11,6 +11,7 @@
  */
 #include "unit.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -347,9 +348,11 @@ static void test_fixes(void **state)
 	}
 }
 
-/* Draft models: the expected tokens per step rise with the acceptance, the
- * band brackets the figure, no acceptance is a loss, the draft's bytes come
- * on top of the target's, and an acceptance of 1 or more is refused. */
+/* Draft models: the expected tokens per step are 1 + acceptance x K
+ * (llama-server's acceptance: accepted / drafted), the speed-up rises with
+ * the acceptance, the band brackets the figure, no acceptance is a loss, the
+ * draft's bytes come on top of the target's, and an acceptance above 1 is
+ * refused. */
 static void test_draft(void **state)
 {
 	const cr_model *t = ts_model("qwen2.5-coder-7b"), *d = ts_model("qwen2.5-coder-0.5b");
@@ -365,18 +368,24 @@ static void test_draft(void **state)
 	cr_weights_preset(ts_quant("Q4_K_M"), &w);
 	cr_weights_preset(ts_quant("Q8_0"), &dw);
 	o.n_ctx = 4096;
-	for (int i = 0; i <= 9; i++) {
+	for (int i = 0; i <= 10; i++) {
 		double a = i / 10.0;
 
 		assert_int_equal(cr_plan_draft(t, &w, d, &dw, r, &o, 5, a, &p, &err), CR_OK);
-		assert_true(p.tokens_per_step >= 1.0 && p.tokens_per_step <= 6.0);
+		assert_true(fabs(p.tokens_per_step - (1.0 + 5.0 * a)) < 1e-12);
+		assert_true(fabs(cr_plan_draft_rate(p.alpha, 5) - a) < 1e-9);
 		assert_true(p.speedup > prev);
 		prev = p.speedup;
 		assert_true(p.speedup_low <= p.speedup && p.speedup <= p.speedup_high);
+		assert_true(p.accept_low <= p.accept && p.accept <= p.accept_high);
 		assert_true(p.cost_ratio > 0 && p.cost_ratio < 1);
 		assert_true(p.extra_bytes > 0);
 		assert_true(p.fits);
-		/* The target alone is the single-sequence estimate. */
+		assert_false(p.mtp);
+		/* A step is more than K draft steps and one target step: the
+		 * draft also re-reads the K + 1 verified tokens. */
+		assert_true(p.step_s > 5 * p.cost_ratio / p.target.decode_tokens_per_s +
+					       1.0 / p.target.decode_tokens_per_s);
 		assert_true(p.target.decode_tokens_per_s > 0);
 		if (i == 0)
 			assert_true(p.speedup < 1.0); /* drafting with nothing accepted costs time */
@@ -384,12 +393,210 @@ static void test_draft(void **state)
 	/* K = 1 at a = 0.5: 1.5 tokens per step, exactly. */
 	assert_int_equal(cr_plan_draft(t, &w, d, &dw, r, &o, 1, 0.5, &q, &err), CR_OK);
 	assert_true(q.tokens_per_step > 1.5 - 1e-12 && q.tokens_per_step < 1.5 + 1e-12);
-	/* Defaults: K 16 and the measured acceptance. */
+	/* Defaults: K 3 and the rate the default alpha gives at it. */
 	assert_int_equal(cr_plan_draft(t, &w, d, &dw, r, &o, 0, -1, &q, &err), CR_OK);
 	assert_int_equal(q.draft_max, CR_PLAN_DRAFT_MAX_DEFAULT);
-	assert_true(q.accept == CR_PLAN_DRAFT_ACCEPT_DEFAULT);
-	assert_int_equal(cr_plan_draft(t, &w, d, &dw, r, &o, 5, 1.0, &q, &err), CR_ERR_INVALID);
+	assert_true(fabs(q.accept - cr_plan_draft_rate(CR_PLAN_DRAFT_ALPHA_DEFAULT, CR_PLAN_DRAFT_MAX_DEFAULT)) < 1e-12);
+	assert_true(fabs(q.alpha - CR_PLAN_DRAFT_ALPHA_DEFAULT) < 1e-9);
+	assert_int_equal(cr_plan_draft(t, &w, d, &dw, r, &o, 5, 1.01, &q, &err), CR_ERR_INVALID);
 	assert_int_equal(cr_plan_draft(t, &w, NULL, &dw, r, &o, 5, 0.5, &q, &err), CR_ERR_INVALID);
+}
+
+/* The acceptance at K and the per-token alpha: at K = 1 they are the same,
+ * the rate falls as K grows at a fixed alpha, and the two invert. */
+static void test_draft_rate(void **state)
+{
+	(void)state;
+	for (int i = 1; i < 20; i++) {
+		double al = i / 20.0;
+
+		assert_true(fabs(cr_plan_draft_rate(al, 1) - al) < 1e-12);
+		for (uint32_t k = 1; k <= 16; k++) {
+			double r = cr_plan_draft_rate(al, k);
+
+			assert_true(r > 0 && r <= al + 1e-12);
+			assert_true(k == 1 || r < cr_plan_draft_rate(al, k - 1));
+			assert_true(fabs(cr_plan_draft_alpha(r, k) - al) < 1e-9);
+			/* 1 + r K is Leviathan et al.'s (1 - alpha^(K+1)) / (1 - alpha). */
+			assert_true(fabs(1.0 + r * k - (1.0 - pow(al, k + 1.0)) / (1.0 - al)) < 1e-9);
+		}
+	}
+	assert_true(cr_plan_draft_rate(0, 3) == 0 && cr_plan_draft_rate(1, 3) == 1);
+	assert_true(cr_plan_draft_alpha(0, 3) == 0 && cr_plan_draft_alpha(1, 3) == 1);
+}
+
+/* The target beside a draft is the estimate of all its slots with K + 1
+ * logits rows each: memory, fit, tier and per-device figures come from that
+ * run (not the one-sequence one), the speeds from one sequence. */
+static void test_draft_slots(void **state)
+{
+	const cr_model *t = ts_model("gemma-3-4b"), *d = ts_model("gemma-3-270m");
+	const cr_rig *r = cr_catalog_find_rig(ts_cat, "rtx3060-12");
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT, all;
+	cr_error err = CR_ERROR_INIT;
+	cr_estimate e, one;
+	cr_draft_plan p;
+	cr_weights w, dw;
+
+	(void)state;
+	assert_non_null(t);
+	assert_non_null(d);
+	assert_non_null(r);
+	cr_weights_preset(ts_quant("Q4_K_M"), &w);
+	cr_weights_preset(ts_quant("Q8_0"), &dw);
+	o.n_ctx = 16384;
+	o.n_seq = 4;
+	assert_int_equal(cr_plan_draft(t, &w, d, &dw, r, &o, 3, 0.6, &p, &err), CR_OK);
+	all = o;
+	all.n_outputs_max = 4 * (3 + 1);
+	assert_int_equal(cr_estimate_run_weights(t, &w, r, &all, &e, &err), CR_OK);
+	assert_true(p.target.memory.total_bytes == e.memory.total_bytes);
+	assert_true(p.target.memory.kv_bytes == e.memory.kv_bytes);
+	assert_true(p.target.max_context == e.max_context);
+	assert_true(p.target.free_bytes == e.free_bytes);
+	for (unsigned g = 0; g < r->n_devices; g++)
+		assert_true(p.target.devices[g].bytes_per_device == e.devices[g].bytes_per_device);
+	/* Each sliding-window slot has its own cache: four slots hold more
+	 * than one, and the plan says the four. */
+	all = o;
+	all.n_seq = 1;
+	assert_int_equal(cr_estimate_run_weights(t, &w, r, &all, &one, &err), CR_OK);
+	assert_true(p.target.memory.kv_bytes > one.memory.kv_bytes);
+	assert_true(p.target.devices[0].bytes_per_device > one.devices[0].bytes_per_device);
+	/* The tier follows the pair's fit: as far from the speed tiers as
+	 * the pair is from fitting. */
+	if (p.fits)
+		assert_true(p.target.tier == e.tier);
+	else
+		assert_true(p.target.tier == CR_TIER_TIGHT || p.target.tier == CR_TIER_NOFIT);
+}
+
+/* A layer split over two GPUs: the pair fits only when every GPU holds its
+ * share of target and draft with the headroom, which is stricter than the
+ * pooled sum with one headroom (the check before). Sweeping the context
+ * finds contexts that the pooled sum passes and the per-GPU check does not,
+ * and the plan refuses them. */
+static void test_draft_per_device(void **state)
+{
+	const cr_model *t = ts_model("llama-3.1-70b"), *d = ts_model("llama-3.2-1b");
+	const cr_rig *r = cr_catalog_find_rig(ts_cat, "2x3090");
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_error err = CR_ERROR_INIT;
+	cr_draft_plan p;
+	cr_weights w, dw;
+	bool stricter = false, fitted = false;
+
+	(void)state;
+	assert_non_null(t);
+	assert_non_null(d);
+	assert_non_null(r);
+	cr_weights_preset(ts_quant("Q4_K_M"), &w);
+	cr_weights_preset(ts_quant("Q8_0"), &dw);
+	for (uint32_t c = 1024; c <= 65536; c += 512) {
+		bool pooled;
+
+		o.n_ctx = c;
+		assert_int_equal(cr_plan_draft(t, &w, d, &dw, r, &o, 3, 0.6, &p, &err), CR_OK);
+		if (!p.target.fits || !p.draft.fits)
+			continue;
+		assert_int_equal(p.target.n_gpus, 2);
+		pooled = p.target.memory.total_bytes + p.extra_bytes + o.headroom_bytes <=
+			 p.target.memory.available_bytes;
+		if (p.fits) {
+			fitted = true;
+			assert_true(pooled); /* the per-GPU check implies the pooled one */
+			for (unsigned i = 0; i < p.target.n_gpus; i++)
+				assert_true(p.target.gpus[i].total_bytes + p.draft.gpus[i].total_bytes -
+						    p.draft.gpus[i].reserve_bytes + o.headroom_bytes <=
+					    p.target.gpus[i].usable_bytes);
+			assert_true(p.target.tier != CR_TIER_NOFIT);
+		} else if (pooled) {
+			stricter = true;
+			assert_true(p.target.tier == CR_TIER_TIGHT || p.target.tier == CR_TIER_NOFIT);
+		}
+	}
+	assert_true(fitted);
+	assert_true(stricter);
+}
+
+/* llama-server fits target and draft together (--fit): where a target that
+ * spills to system RAM leaves no GPU room for the draft, more of its layers
+ * go to RAM until the pair fits every GPU; the target-alone speed stays the
+ * target's own placement, and the speed-up is against it. */
+static void test_draft_refit(void **state)
+{
+	const cr_model *t = ts_model("llama-3.1-70b"), *d = ts_model("llama-3.2-1b");
+	const cr_rig *r = cr_catalog_find_rig(ts_cat, "epyc-ddr4-3200-2x3090");
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_error err = CR_ERROR_INIT;
+	cr_estimate alone;
+	cr_draft_plan p;
+	cr_weights w, dw;
+
+	(void)state;
+	assert_non_null(r);
+	cr_weights_preset(ts_quant("Q4_K_M"), &w);
+	cr_weights_preset(ts_quant("Q8_0"), &dw);
+	o.n_ctx = 65536;
+	assert_int_equal(cr_estimate_run_weights(t, &w, r, &o, &alone, &err), CR_OK);
+	assert_true(alone.fits && alone.offload_fraction > 0);
+	assert_int_equal(cr_plan_draft(t, &w, d, &dw, r, &o, 3, 0.6, &p, &err), CR_OK);
+	assert_true(p.fits);
+	assert_true(p.target.gpu_layers < alone.gpu_layers);
+	for (unsigned i = 0; i < p.target.n_gpus; i++)
+		assert_true(p.target.gpus[i].total_bytes + p.draft.gpus[i].total_bytes - p.draft.gpus[i].reserve_bytes +
+				    o.headroom_bytes <=
+			    p.target.gpus[i].usable_bytes);
+	assert_true(fabs(p.target.decode_tokens_per_s - alone.decode_tokens_per_s) < 1e-9 * alone.decode_tokens_per_s);
+	assert_true(fabs(p.speedup - p.tokens_per_s / alone.decode_tokens_per_s) < 1e-9);
+	/* A placement the user gave is kept: no refit. */
+	o.gpu_layers = (int32_t)alone.gpu_layers;
+	assert_int_equal(cr_plan_draft(t, &w, d, &dw, r, &o, 3, 0.6, &p, &err), CR_OK);
+	assert_int_equal(p.target.gpu_layers, alone.gpu_layers);
+}
+
+/* MTP drafting: only for a model with MTP layers; its drafter costs a small
+ * part of a target step (one layer and the output head), so the speed-up at
+ * a given acceptance beats a draft model's; the MTP weights count in the
+ * target's memory, the MTP context's KV and buffers in extra_bytes. */
+static void test_mtp(void **state)
+{
+	const cr_model *t = ts_model("qwen3.6-27b"), *plain = ts_model("llama-3.1-8b");
+	const cr_rig *r = cr_catalog_find_rig(ts_cat, "rtx3090");
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_error err = CR_ERROR_INIT;
+	cr_draft_plan p;
+	cr_estimate e;
+	cr_weights w;
+	double prev = 0;
+
+	(void)state;
+	assert_non_null(t);
+	assert_non_null(r);
+	assert_true(t->mtp_layers >= 1);
+	cr_weights_preset(ts_quant("Q4_K_M"), &w);
+	o.n_ctx = 8192;
+	assert_int_equal(cr_estimate_run_weights(t, &w, r, &o, &e, &err), CR_OK);
+	for (int i = 0; i <= 10; i++) {
+		assert_int_equal(cr_plan_mtp(t, &w, r, &o, 0, 2, i / 10.0, &p, &err), CR_OK);
+		assert_true(p.mtp);
+		assert_true(fabs(p.tokens_per_step - (1.0 + 2.0 * i / 10.0)) < 1e-12);
+		assert_true(p.speedup > prev);
+		prev = p.speedup;
+		/* One MTP step: a layer and the head of a 64-layer model. */
+		assert_true(p.cost_ratio > 0 && p.cost_ratio < 0.25);
+		assert_true(p.target.memory.weights_bytes > e.memory.weights_bytes);
+		assert_true(p.extra_bytes > 0 && p.draft.memory.kv_bytes > 0);
+		assert_true(p.speedup_low <= p.speedup && p.speedup <= p.speedup_high);
+	}
+	/* All accepted at K = 2: three tokens for a little over one target step. */
+	assert_true(p.speedup > 2.0 && p.speedup < 3.0);
+	/* Given MTP bytes are taken as they are. */
+	assert_int_equal(cr_plan_mtp(t, &w, r, &o, 2000000000ull, 2, 0.7, &p, &err), CR_OK);
+	assert_true(p.target.memory.weights_bytes > e.memory.weights_bytes + 1900000000ull);
+	assert_int_equal(cr_plan_mtp(plain, &w, r, &o, 0, 2, 0.7, &p, &err), CR_ERR_UNSUPPORTED);
+	assert_int_equal(cr_plan_mtp(t, &w, r, &o, 0, 2, 1.5, &p, &err), CR_ERR_INVALID);
+	assert_int_equal(cr_plan_mtp(NULL, &w, r, &o, 0, 2, 0.5, &p, &err), CR_ERR_INVALID);
 }
 
 int main(void)
@@ -401,6 +608,11 @@ int main(void)
 		cmocka_unit_test(test_sweeps),
 		cmocka_unit_test(test_fixes),
 		cmocka_unit_test(test_draft),
+		cmocka_unit_test(test_draft_rate),
+		cmocka_unit_test(test_draft_slots),
+		cmocka_unit_test(test_draft_per_device),
+		cmocka_unit_test(test_draft_refit),
+		cmocka_unit_test(test_mtp),
 	};
 
 	return cmocka_run_group_tests(tests, ts_catalog_setup, ts_catalog_teardown);

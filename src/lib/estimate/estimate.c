@@ -1496,6 +1496,7 @@ static void fill_devices(const cr_model *m, const cr_rig *r, const tiers *t, con
 		cr_device_use *u = &out->devices[g];
 
 		u->usable_per_device = (uint64_t)device_usable(d);
+		u->reserve_per_device = d->kind == CR_MEM_SYSTEM ? 0 : (uint64_t)device_overhead(d);
 		if (p->n_gpus >= 2 && d->kind != CR_MEM_SYSTEM) {
 			/* A layer split: the group's fullest device, its mean layers. */
 			uint32_t layers = 0;
