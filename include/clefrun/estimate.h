@@ -131,8 +131,11 @@ typedef struct cr_estimate_opts {
 #define CR_DISCRETE_RUNTIME_BYTES (512ull << 20)
 /** The runtime reserve per discrete device, per backend: memory the runtime
  *  takes that no llama.cpp buffer line prints. The same 512 MiB for every
- *  backend today, for want of evidence that tells them apart (the sources of
- *  CR_DISCRETE_RUNTIME_BYTES; docs/methodology.md "Runtime reserve"):
+ *  backend, for want of evidence that tells them apart (the sources of
+ *  CR_DISCRETE_RUNTIME_BYTES; docs/methodology.md "Runtime reserve per
+ *  device" lists what was found: CUDA cards log 705-1250 MiB below their
+ *  nominal size free at load, context, driver reservation and other
+ *  processes together; no ROCm reading; Vulkan logs its heap budget):
  *  CUDA: the context and cuBLAS workspace; ROCm: the HIP context and hipBLAS
  *  workspace; Vulkan: the instance and the driver's reservation. Unified
  *  memory (Metal, integrated GPUs) has none: its usable_fraction (Metal's
