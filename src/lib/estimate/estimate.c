@@ -629,8 +629,9 @@ static double host_compute_buffer(const cr_model *m, const profile *pf, const cr
  * (src/llama-model.cpp, llama_model::load_tensors): the split points are the
  * cumulative, normalised --tensor-split proportions, by default each
  * device's free memory (ggml_backend_dev_memory; here its usable memory
- * less its runtime reserve), or the fit's slot counts (fit_gpus); with n_gpu_layers N, i_gpu_start = n_layer + 1
- * - N and act_gpu_layers = min(N, n_layer + 1), and layer il (the output
+ * less its runtime reserve), or the fit's slot counts (fit_gpus); with
+ * n_gpu_layers N, i_gpu_start = n_layer + 1 - N and act_gpu_layers =
+ * min(N, n_layer + 1), and layer il (the output
  * layer is il = n_layer) goes to the first device whose split point is
  * above (il - i_gpu_start) / act_gpu_layers (std::upper_bound, in float as
  * there). So the output layer sits on the last device that holds layers,
