@@ -140,8 +140,11 @@ typedef struct cr_estimate_opts {
 #define CR_DISCRETE_RUNTIME_BYTES (512ull << 20)
 /** The runtime reserve per discrete device, per backend: memory the runtime
  *  takes that no llama.cpp buffer line prints. The same 512 MiB for every
- *  backend today, for want of evidence that tells them apart (the sources of
- *  CR_DISCRETE_RUNTIME_BYTES; docs/methodology.md "Runtime reserve"):
+ *  backend, for want of evidence that tells them apart (the sources of
+ *  CR_DISCRETE_RUNTIME_BYTES; docs/methodology.md "Runtime reserve per
+ *  device" lists what was found: CUDA cards log 705-1250 MiB below their
+ *  nominal size free at load, context, driver reservation and other
+ *  processes together; no ROCm reading; Vulkan logs its heap budget):
  *  CUDA: the context and cuBLAS workspace; ROCm: the HIP context and hipBLAS
  *  workspace; Vulkan: the instance and the driver's reservation. Unified
  *  memory (Metal, integrated GPUs) has none: its usable_fraction (Metal's
@@ -217,6 +220,8 @@ typedef struct cr_gpu_use {
 	uint64_t reserve_bytes;    /**< runtime reserve (CR_RESERVE_*_BYTES) */
 	uint64_t total_bytes;      /**< the sum of the above */
 	uint64_t usable_bytes;     /**< memory the runtime may use on it */
+	int64_t margin_bytes;      /**< usable_bytes - total_bytes: what is left on it, negative
+				        by what it is short (cr_estimate.free_bytes stops at 0) */
 } cr_gpu_use;
 
 /** The result of one estimate. */
@@ -232,8 +237,9 @@ typedef struct cr_estimate {
 	unsigned limiting_gpu;
 	bool pipeline_parallel;    /**< llama.cpp runs the split with pipeline parallelism
 				        (CR_SCHED_MAX_COPIES copies of the graph inputs) */
-	bool gpus_filled;          /**< a partial offload: each GPU filled with whole layers up
-				        to its margin (as llama-server's fit), not split in
+	bool gpus_filled;          /**< llama.cpp's fit placed the layers (common/fit.cpp): each
+				        GPU, the last first, filled with whole layers up to its
+				        margin, the tensor split their counts; not split in
 				        proportion to free memory */
 	uint64_t host_compute_bytes; /**< the host compute buffer beside them (CUDA_Host ...):
 					  the F32 attention masks and the input embeddings of a

@@ -464,7 +464,7 @@ static void explain_devices(const row *r, FILE *f)
 		"devices", "",
 		r->opts.n_tensor_split ? "by --tensor-split"
 		: e->gpus_filled
-			? "filled per device with whole layers up to its margin (partial offload, as llama-server's fit)"
+			? "whole layers per device by llama.cpp's fit (the last device first, each up to its margin)"
 			: "in proportion to free memory (usable less reserve)",
 		pipe);
 	for (unsigned i = 0; i < e->n_gpus; i++) {
@@ -485,7 +485,7 @@ static void explain_devices(const row *r, FILE *f)
 	}
 	{
 		const cr_gpu_use *g = &e->gpus[e->limiting_gpu];
-		double left = (double)g->usable_bytes - (double)g->total_bytes;
+		double left = (double)g->margin_bytes;
 
 		cli_fmt_mem(a, sizeof(a), left < 0 ? -left : left);
 		fprintf(f, "  %-16s %14s  GPU%u (%s): %s %s; the rig fits only if every device does\n", "limiting device", "",

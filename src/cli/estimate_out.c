@@ -81,6 +81,7 @@ static cJSON *gpus_json(const cr_estimate *e, unsigned g)
 		cJSON_AddNumberToObject(o, "reserve_bytes", (double)u->reserve_bytes);
 		cJSON_AddNumberToObject(o, "total_bytes", (double)u->total_bytes);
 		cJSON_AddNumberToObject(o, "usable_bytes", (double)u->usable_bytes);
+		cJSON_AddNumberToObject(o, "margin_bytes", (double)u->margin_bytes);
 		cJSON_AddBoolToObject(o, "limiting", i == e->limiting_gpu);
 		cJSON_AddItemToArray(arr, o);
 	}

@@ -1667,6 +1667,164 @@ static void test_gpus_filled(void **state)
 	assert_false(e.gpus_filled);
 }
 
+/* The byte figures of llama-3.1-8b Q4_K_M at 8192 tokens (test_split_two_gpus):
+ * a layer's weights lw = 124.15 MiB and its KV 32 MiB, 156.15 MiB together;
+ * the output weight 410.98 MiB; compute 266.5 MiB with the output layer, 124
+ * without; pipeline copies 48 MiB; reserve 512 MiB and margin 1024 MiB. */
+static void fit_figures(uint64_t *lw, uint64_t *out)
+{
+	const cr_model *m = ts_model("llama-3.1-8b");
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	double w = (double)cr_estimate_weights_bytes(m, ts_quant("Q4_K_M"), &o), bpw = w / (double)m->params;
+	double emb = (double)m->vocab * m->hidden * bpw, o_w = (double)m->vocab * m->hidden * (bpw > 6.5625 / 8 ? bpw : 6.5625 / 8);
+
+	*lw = (uint64_t)((w - emb - o_w) / 32);
+	*out = (uint64_t)o_w;
+}
+
+static cr_rig fit_rig(double gib0, double gib1, bool ram)
+{
+	cr_rig r = gpu_rig(gib0, 1000, 1);
+
+	r.devices[1] = gpu_device(gib1, 500, 1);
+	r.n_devices = 2;
+	if (ram)
+		r.devices[r.n_devices++] = ram_device(64, 80);
+	return r;
+}
+
+/* llama.cpp's fit (common/fit.cpp common_params_fit_impl) when the pooled
+ * memory holds the model but the proportional split leaves a card short of
+ * its margin. 6 + 3 GiB, free 5632 and 2560 MiB: split point 0.6875, il / 33
+ * < 0.6875 for il <= 22, so 23 layers on card 0 and 9 + output on card 1:
+ * 9 x 124.15 + 410.98 + 288 + 266.5 + 48 + 512 = 2642.8 of 3072 MiB, 429 left,
+ * under the margin. The fit fills back to front: card 1's target 3072 - 512 -
+ * 1024 = 1536 takes the output (410.98 + 266.5) and k layers with 677.5 +
+ * 156.15 k <= 1536: k = 5; card 0 (target 4608), offered the other 27, needs
+ * 27 x 156.15 + 124 + 48 = 4388 and takes them all. Every layer stays on the
+ * GPUs, each card keeps its margin, and the tensor split is 27 : 6 slots. */
+static void test_fit_moves_layers(void **state)
+{
+	const cr_model *m = ts_model("llama-3.1-8b");
+	const cr_quant *q = ts_quant("Q4_K_M");
+	cr_rig r = fit_rig(6, 3, false);
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_estimate e;
+	uint64_t lw, out;
+
+	(void)state;
+	fit_figures(&lw, &out);
+	e = run(m, q, &r, &o);
+	assert_true(e.gpus_filled);
+	assert_true(e.fits);
+	assert_true(e.offload_fraction == 0);
+	assert_true(e.pipeline_parallel);
+	assert_int_equal(e.gpus[0].layers, 27);
+	assert_int_equal(e.gpus[1].layers, 5);
+	assert_true(e.gpus[1].output_layer);
+	assert_true(fabs(e.gpus[0].split - 27.0 / 33) < 1e-6);
+	assert_int_equal(e.gpus[1].weights_bytes, 5 * lw + out);
+	assert_int_equal(e.gpus[1].kv_bytes, 5 * 32 * MIB_U);
+	assert_int_equal(e.gpus[1].compute_bytes, (uint64_t)(266.5 * MIB) + 48 * MIB_U);
+	assert_int_equal(e.gpus[1].margin_bytes,
+			 (int64_t)(3072 * MIB_U) - (int64_t)(5 * lw + out + 160 * MIB_U + (uint64_t)(314.5 * MIB) + 512 * MIB_U));
+	assert_true(e.gpus[0].margin_bytes >= (int64_t)CR_DEFAULT_HEADROOM_BYTES &&
+		    e.gpus[1].margin_bytes >= (int64_t)CR_DEFAULT_HEADROOM_BYTES);
+	assert_int_not_equal(e.tier, CR_TIER_TIGHT);
+	/* 4.5 + 4.5 GiB: the proportional 17 / 15 + output leaves 1269 and 1028
+	 * MiB, both above the margin: llama.cpp's fit changes nothing ("no
+	 * changes needed"). */
+	r = fit_rig(4.5, 4.5, false);
+	e = run(m, q, &r, &o);
+	assert_false(e.gpus_filled);
+	assert_int_equal(e.gpus[0].layers, 17);
+	assert_int_equal(e.gpus[1].layers, 15);
+	/* --gpu-layers or a tensor split given (or a tensor override such as --cpu-moe):
+	 * the fit aborts and the proportional split stands (23 | 9 + output). */
+	r = fit_rig(6, 3, true);
+	o.gpu_layers = 99;
+	e = run(m, q, &r, &o);
+	assert_false(e.gpus_filled);
+	assert_int_equal(e.gpus[0].layers, 23);
+	o.gpu_layers = -1;
+	o.tensor_split[0] = 2;
+	o.tensor_split[1] = 1;
+	o.n_tensor_split = 2;
+	assert_false(run(m, q, &r, &o).gpus_filled);
+}
+
+/* A card over its memory, and the fit cannot keep every margin: 5 + 2.5 GiB,
+ * free 4608 and 2048, split point 0.6923, 23 layers on card 0, 9 + output on
+ * card 1: 1528.3 + 288 + 314.5 + 512 = 2642.8 of 2560 MiB, 82.8 short. The
+ * fit: card 1's target 1024 takes the output and 2 layers (677.5 + 312.3 =
+ * 989.8); card 0's target 3584 cannot hold the other 30 (4856.5), so layers
+ * stay in RAM and card 0 also holds op offload's copy of one of their FFN
+ * matrices (34.3 MiB here): 124 + 34.3 + 156.15 k <= 3584, k = 21. With a RAM
+ * tier llama.cpp runs 21 + 2 layers and the output on the GPUs, 9 layers in
+ * RAM; without one the proportional split stands, and the short card's
+ * margin is negative by what it lacks. */
+static void test_fit_partial(void **state)
+{
+	const cr_model *m = ts_model("llama-3.1-8b");
+	const cr_quant *q = ts_quant("Q4_K_M");
+	cr_rig r = fit_rig(5, 2.5, true);
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_estimate e;
+	uint64_t lw, out;
+
+	(void)state;
+	fit_figures(&lw, &out);
+	e = run(m, q, &r, &o);
+	assert_true(e.gpus_filled && e.fits);
+	assert_int_equal(e.gpus[0].layers, 21);
+	assert_int_equal(e.gpus[1].layers, 2);
+	assert_true(e.gpus[1].output_layer);
+	assert_int_equal(e.gpu_layers, 23);
+	assert_true(fabs(e.offload_fraction - 9.0 / 32) < 1e-12);
+	assert_false(e.pipeline_parallel);
+	assert_int_equal(e.gpus[1].weights_bytes, 2 * lw + out);
+	assert_int_equal(e.gpus[1].compute_bytes, (uint64_t)(266.5 * MIB));
+	assert_int_equal(e.gpus[0].compute_bytes, 124 * MIB_U);
+	assert_true(e.gpus[0].other_bytes > 30 * MIB_U && e.gpus[0].other_bytes < 40 * MIB_U);
+	/* RAM holds the 9 layers' weights and KV beside the token table and
+	 * the logits. */
+	assert_true(e.memory.host_bytes >= 9 * (lw + 32 * MIB_U));
+	r = fit_rig(5, 2.5, false);
+	e = run(m, q, &r, &o);
+	assert_false(e.gpus_filled);
+	assert_false(e.fits);
+	assert_int_equal(e.limiting_gpu, 1);
+	assert_int_equal(e.gpus[1].layers, 9);
+	assert_int_equal(e.gpus[1].margin_bytes,
+			 (int64_t)(2560 * MIB_U) - (int64_t)(9 * lw + out + 288 * MIB_U + (uint64_t)(314.5 * MIB) + 512 * MIB_U));
+	assert_true(e.gpus[1].margin_bytes < 0 && e.gpus[0].margin_bytes > 0);
+	assert_int_equal(e.free_bytes, 0);
+	for (unsigned i = 0; i < e.n_gpus; i++)
+		assert_int_equal(e.gpus[i].margin_bytes, (int64_t)e.gpus[i].usable_bytes - (int64_t)e.gpus[i].total_bytes);
+}
+
+/* Whole layers only where they fit: 3 + 3 GiB and RAM. Card 1 (target 1536)
+ * takes the output and 5 layers (1458.2; a sixth would need 1614.4); card 0
+ * (target 1536) has 1536 - 124 - 34.3 = 1377.7 for layers, 8.82 of them: 8,
+ * not the 9 a rounded count would give, and not the 5.5 + 8.8 = 14.3 layers
+ * a pooled fraction would spread. 13 layers and the output on the GPUs. */
+static void test_fit_whole_layers(void **state)
+{
+	cr_rig r = fit_rig(3, 3, true);
+	cr_estimate e = run(ts_model("llama-3.1-8b"), ts_quant("Q4_K_M"), &r, &(cr_estimate_opts)CR_ESTIMATE_OPTS_INIT);
+
+	(void)state;
+	assert_true(e.gpus_filled && e.fits);
+	assert_int_equal(e.gpus[0].layers, 8);
+	assert_int_equal(e.gpus[1].layers, 5);
+	assert_int_equal(e.gpu_layers, 13);
+	assert_true(fabs(e.offload_fraction - 19.0 / 32) < 1e-12);
+	assert_true(e.gpus[0].margin_bytes >= (int64_t)CR_DEFAULT_HEADROOM_BYTES &&
+		    e.gpus[0].margin_bytes < (int64_t)CR_DEFAULT_HEADROOM_BYTES + 157 * (int64_t)MIB_U);
+	assert_true(e.gpus[1].margin_bytes >= (int64_t)CR_DEFAULT_HEADROOM_BYTES &&
+		    e.gpus[1].margin_bytes < (int64_t)CR_DEFAULT_HEADROOM_BYTES + 157 * (int64_t)MIB_U);
+}
+
 /* An embedding model (and a reranker): no decode speed, the tier judged on
  * the prefill of its input as --workload decide is, and an output buffer of
  * n_vocab + n_embd floats for every token of a batch (llama.cpp outputs all
@@ -2375,6 +2533,9 @@ int main(void)
 		cmocka_unit_test(test_gpu_layer_work),
 		cmocka_unit_test(test_prefill_int8_rate),
 		cmocka_unit_test(test_gpus_filled),
+		cmocka_unit_test(test_fit_moves_layers),
+		cmocka_unit_test(test_fit_partial),
+		cmocka_unit_test(test_fit_whole_layers),
 		cmocka_unit_test(test_multi_device),
 		cmocka_unit_test(test_split_two_gpus),
 		cmocka_unit_test(test_split_unequal),

@@ -610,8 +610,11 @@ typedef struct plan {
 	unsigned n_gpus;
 	unsigned limiting_gpu;
 	bool pipeline;      /* llama.cpp's pipeline parallelism is on */
-	bool filled;        /* partial offload over several GPUs: layers per device from fill[] */
-	uint32_t fill[CR_MAX_GPUS];
+	bool filled;        /* llama.cpp's fit placed the layers: slots per device from fill[] */
+	uint32_t fill[CR_MAX_GPUS]; /* load_tensors slots per device, the output layer's included */
+	uint32_t fill_slots;/* their sum: the fit's n_gpu_layers */
+	double fill_offload;/* op offload's copy on the first GPU with the fit's layers in RAM */
+	double fill_sys;    /* weights and KV of the slots the fit left in RAM */
 	double host_compute;/* the host compute buffer (host_compute_bytes) */
 } plan;
 
@@ -636,8 +639,9 @@ static double host_compute_buffer(const cr_model *m, const profile *pf, const cr
  * (src/llama-model.cpp, llama_model::load_tensors): the split points are the
  * cumulative, normalised --tensor-split proportions, by default each
  * device's free memory (ggml_backend_dev_memory; here its usable memory
- * less its runtime reserve); with n_gpu_layers N, i_gpu_start = n_layer + 1
- * - N and act_gpu_layers = min(N, n_layer + 1), and layer il (the output
+ * less its runtime reserve), or the fit's slot counts (fit_gpus); with
+ * n_gpu_layers N, i_gpu_start = n_layer + 1 - N and act_gpu_layers =
+ * min(N, n_layer + 1), and layer il (the output
  * layer is il = n_layer) goes to the first device whose split point is
  * above (il - i_gpu_start) / act_gpu_layers (std::upper_bound, in float as
  * there). So the output layer sits on the last device that holds layers,
@@ -661,62 +665,199 @@ static double host_compute_buffer(const cr_model *m, const profile *pf, const cr
  * context). The first device also takes op offload's weight copy, a vision
  * projector and Metal's mapped extra (fill_devices did the same).
  */
+/* What one load_tensors slot costs the device that holds it: a repeating
+ * layer its weight share and its KV cache or recurrent state, the output
+ * layer (slot n_layer) its weight and the cache of GLM's MTP block, which
+ * follows the last layer. */
+typedef struct slots {
+	double lw;          /* one repeating layer's weights */
+	double out_w;       /* the output layer's weight (vocab x n_embd, or the tied token table) */
+	double state_layer; /* one recurrent layer's state */
+	uint32_t cf, cs;    /* cells of a full-attention and of a sliding layer */
+} slots;
+
+static void slots_init(const cr_model *m, const cr_estimate_opts *o, double weights, double dev_w, double emb,
+		       double expert_sys, slots *s)
+{
+	uint32_t n_rec = cr_model_count_layers(m, CR_LAYER_RECURRENT);
+
+	s->out_w = m->tied_embeddings || m->task == CR_TASK_EMBEDDING ? emb : output_weight_bytes(m, weights);
+	if (s->out_w > dev_w - expert_sys)
+		s->out_w = dev_w - expert_sys;
+	s->lw = (dev_w - expert_sys - s->out_w) / m->n_layers;
+	s->state_layer = n_rec ? (double)cr_estimate_state_bytes(m, o) / n_rec : 0;
+	s->cf = cells_full(o);
+	s->cs = m->window ? cells_swa(m, o) : 0;
+}
+
+/* Slot il's weights and KV; *full and *swa are set when it gives its
+ * device a full-attention or a sliding-window cache (and so that mask). */
+static void slot_use(const cr_model *m, const cr_estimate_opts *o, const slots *s, uint32_t il, uint64_t *w,
+		     uint64_t *kv, bool *full, bool *swa)
+{
+	uint64_t cell;
+
+	*kv = 0;
+	if (il == m->n_layers) {
+		*w = (uint64_t)s->out_w;
+		if (m->mtp_kv_layers) {
+			*kv = mtp_cell_bytes(m, o) * s->cf;
+			*full = true;
+		}
+		return;
+	}
+	*w = (uint64_t)s->lw;
+	if (m->layer_kind[il] == CR_LAYER_RECURRENT) {
+		*kv = (uint64_t)s->state_layer;
+		return;
+	}
+	cell = layer_cell_bytes(m, il, o);
+	*kv = cell * (m->layer_kind[il] == CR_LAYER_SLIDING ? s->cs : s->cf);
+	if (cell && m->layer_kind[il] == CR_LAYER_SLIDING)
+		*swa = true;
+	else if (cell)
+		*full = true;
+}
+
+/* Pipeline parallelism (llama-context.cpp, llama_context::llama_context): on
+ * with several devices, every layer offloaded, layer split, KV offloaded and
+ * no tensor override (--cpu-moe and --n-cpu-moe are). */
+static bool pipeline_on(const cr_model *m, const cr_estimate_opts *o, const tiers *t, double f, double expert_sys)
+{
+	return f == 0 && expert_sys == 0 && (o->gpu_layers < 0 || (uint32_t)o->gpu_layers > m->n_layers) &&
+	       t->op_offload && !t->maps_file;
+}
+
+/* The extra copies of a device's split inputs that pipeline parallelism
+ * keeps (split_gpus below): its masks and the hidden state handed over. */
+static double pipeline_copies(const cr_model *m, const cr_estimate_opts *o, bool full, bool swa)
+{
+	double ub = ubatch(o), mask_bpe = o->flash_attn ? 2.0 : 4.0;
+
+	return (CR_SCHED_MAX_COPIES - 1) * ((full ? cells_full_stream(o) * ub * mask_bpe : 0) +
+					    (swa ? cells_swa_stream(m, o) * ub * mask_bpe : 0) + ub * 4.0 * m->hidden);
+}
+
 /*
- * Partial offload over several GPUs (the accelerators cannot hold every
- * layer, and neither --gpu-layers nor --tensor-split is given): llama.cpp's
- * fit (common/common.h fit_params: llama-server's default) fills each device
- * in turn with whole layers up to its free-memory margin and sets the
- * tensor split to match. Each device's room: usable less its reserve, the
- * margin (headroom), its compute buffer and, on the first, op offload's copy
- * and a vision projector; a layer costs its weights, KV and state. The GPU
- * layers are then the sum, at most what the pooled rule gave; p->f follows.
+ * llama.cpp's fit (common/fit.cpp, common_params_fit_impl; on by default in
+ * llama-server and llama-cli: common/common.h fit_params = true). It runs
+ * only while n_gpu_layers, the tensor split and the tensor overrides are the
+ * defaults (it aborts on each, and --cpu-moe / --n-cpu-moe are overrides),
+ * with the layer split (row and tensor split abort), and on several devices
+ * it acts when any device would be left with less than its margin
+ * (fit_params_target, 1 GiB each by default). Its step 3 then fills the
+ * devices back to front: the last device first takes as many of the n_layer
+ * + 1 slots as fit its target, free - margin, counting from the output layer
+ * down (a false-position search on the measured memory, so the largest
+ * whole-layer count that fits); the device before it takes as many of the
+ * rest, and so on; what no device takes stays in RAM. It writes those counts
+ * as the tensor split and their sum as n_gpu_layers (set_ngl_tensor_split_tbo),
+ * so load_tensors gives each device a contiguous block and the output layer
+ * to the last device that holds slots, also when layers stay in RAM. A
+ * device's memory is what llama.cpp measures there: its slots, its compute
+ * buffer (the full peak with the output layer, the body peak without) and,
+ * on the first device, op offload's weight copy when layers stay in RAM and
+ * a vision projector; offered every slot left, the first device runs with
+ * pipeline parallelism, whose copies count. A MoE model's fit differs (it
+ * first moves every expert tensor to RAM and then fills full layers front to
+ * back): clefrun fills it as a dense one (docs/methodology.md).
+ * @p partial_ok: slots may stay in RAM (the rig has a system-RAM tier).
+ * Returns true and sets p->fill* and p->f when the fit places some slot.
  */
-static void fill_gpus(const cr_model *m, const cr_estimate_opts *o, const tiers *t, double body,
-		      double first_extra, plan *p)
+static bool fit_runs(const cr_estimate_opts *o, const tiers *t)
+{
+	return t->rig && t->n_acc >= 2 && t->n_acc <= CR_MAX_GPUS && o->split == CR_SPLIT_LAYER && o->gpu_layers < 0 &&
+	       !o->n_tensor_split && !o->cpu_moe && !o->n_cpu_moe;
+}
+
+static bool fit_gpus(const cr_model *m, const cr_estimate_opts *o, const tiers *t, const slots *s, double compute,
+		     double body, const double offload[2], bool partial_ok, plan *p)
 {
 	const cr_rig *r = t->rig;
-	double per_layer = p->layer_bytes / m->n_layers;
-	uint32_t total = 0, want;
+	double target[CR_MAX_GPUS] = { 0 };
+	uint32_t fill[CR_MAX_GPUS] = { 0 }, slot = m->n_layers + 1, total = 0;
 	unsigned n = 0;
+	double sys = 0;
 
-	p->filled = false;
-	if (!r || t->n_acc < 2 || t->n_acc > CR_MAX_GPUS || o->split != CR_SPLIT_LAYER || o->gpu_layers >= 0 ||
-	    o->n_tensor_split || !(p->f > 0) || !(p->f <= 1) || !(per_layer > 0))
-		return;
-	/* The pooled rule's layer count, rounded: each device's room below is
-	 * what limits its whole layers (as llama.cpp's fit), this only caps the
-	 * sum near the pooled figure. */
-	want = (uint32_t)((1.0 - p->f) * m->n_layers + 0.5);
 	for (unsigned g = 0; g < r->n_devices; g++) {
 		const cr_device *d = &r->devices[g];
 
 		if (d->kind == CR_MEM_SYSTEM)
 			continue;
-		for (uint32_t c = 0; c < d->count && n < CR_MAX_GPUS; c++, n++) {
-			double room = device_usable(d) - device_overhead(d) - (double)o->headroom_bytes - body -
-				      (n == 0 ? first_extra : 0);
-			uint32_t k = room > 0 ? (uint32_t)(room / per_layer) : 0;
+		for (uint32_t c = 0; c < d->count && n < CR_MAX_GPUS; c++, n++)
+			target[n] = device_usable(d) - device_overhead(d) - (double)o->headroom_bytes;
+	}
+	for (unsigned id = n; id-- > 0 && slot > 0;) {
+		double used = 0;
+		bool out = false, full = false, swa = false;
 
-			if (k > want - total)
-				k = want - total;
-			p->fill[n] = k;
-			total += k;
+		if (id == 0) {
+			/* Offered every slot left: nothing in RAM, so no op offload
+			 * copy, and pipeline parallelism on. */
+			double all = p->mm_dev;
+			bool fa = false, sa = false;
+
+			for (uint32_t il = 0; il < slot; il++) {
+				uint64_t w, kv;
+
+				slot_use(m, o, s, il, &w, &kv, &fa, &sa);
+				all += (double)(w + kv);
+			}
+			all += slot == m->n_layers + 1 ? compute : body;
+			if (pipeline_on(m, o, t, 0, 0))
+				all += pipeline_copies(m, o, fa, sa);
+			if (all <= target[0]) {
+				fill[0] = slot;
+				slot = 0;
+				break;
+			}
+			used = p->mm_dev;
+		}
+		while (slot > 0) {
+			uint32_t il = slot - 1;
+			uint64_t w, kv;
+			bool fa = full, sa = swa, with_out = out || il == m->n_layers;
+			double copy = id == 0 ? offload[with_out] : 0;
+
+			slot_use(m, o, s, il, &w, &kv, &fa, &sa);
+			if (used + (double)(w + kv) + (with_out ? compute : body) + copy > target[id])
+				break;
+			used += (double)(w + kv);
+			full = fa;
+			swa = sa;
+			out = with_out;
+			fill[id]++;
+			slot--;
 		}
 	}
-	if (!total)
-		return; /* nothing on the GPUs: the proportional split of 0 layers */
+	for (unsigned i = 0; i < n; i++)
+		total += fill[i];
+	if (!total || (slot > 0 && !partial_ok))
+		return false;
+	for (uint32_t il = 0; il < slot; il++) {
+		uint64_t w, kv;
+		bool fa = false, sa = false;
+
+		slot_use(m, o, s, il, &w, &kv, &fa, &sa);
+		sys += (double)(w + kv);
+	}
+	memcpy(p->fill, fill, sizeof(p->fill));
+	p->fill_slots = total;
+	p->fill_offload = slot > 0 ? offload[total == fill[0]] : 0;
+	p->fill_sys = sys;
 	p->filled = true;
-	p->f = 1.0 - (double)total / m->n_layers;
+	/* The output slot is the first one placed: the others are layers. */
+	p->f = 1.0 - (double)(total - 1) / m->n_layers;
+	return true;
 }
 
-static void split_gpus(const cr_model *m, const cr_estimate_opts *o, double weights, const tiers *t,
-		       double dev_w, double emb, double compute, double body, plan *p)
+static void split_gpus(const cr_model *m, const cr_estimate_opts *o, const slots *s, const tiers *t,
+		       double compute, double body, plan *p)
 {
 	const cr_rig *r = t->rig;
 	float splits[CR_MAX_GPUS];
-	double sum = 0, out_w, lw, state_layer = 0, ub = ubatch(o), mask_bpe = o->flash_attn ? 2.0 : 4.0;
-	uint32_t n_layer = m->n_layers, ngl, start, act, n_rec = cr_model_count_layers(m, CR_LAYER_RECURRENT);
-	uint32_t cf = cells_full(o), cs = m->window ? cells_swa(m, o) : 0;
+	double sum = 0;
+	uint32_t n_layer = m->n_layers, ngl, start, act;
 	unsigned n = 0;
 	bool full_on[CR_MAX_GPUS] = { false }, swa_on[CR_MAX_GPUS] = { false };
 
@@ -757,56 +898,40 @@ static void split_gpus(const cr_model *m, const cr_estimate_opts *o, double weig
 			splits[i] /= acc;
 	}
 	/* Layers on the GPUs: all of them and the output layer (i_gpu_start 0,
-	 * act_gpu_layers n_layer + 1), or, with layers in RAM, the last
-	 * g = (1 - f) x n_layer and not the output layer (estimate.h gpu_layers;
-	 * i_gpu_start n_layer - g, act_gpu_layers g, as load_tensors had it
-	 * before it counted the output layer among n_gpu_layers). */
-	ngl = p->f > 0 ? (uint32_t)((1.0 - p->f) * n_layer + 0.5) : n_layer + 1;
-	if (ngl > n_layer + 1)
-		ngl = n_layer + 1;
-	start = p->f > 0 ? n_layer - (ngl < n_layer ? ngl : n_layer) : 0;
+	 * act_gpu_layers n_layer + 1); the fit's slots (fit_gpus: n_gpu_layers
+	 * their sum, so i_gpu_start = n_layer + 1 - it, the output layer among
+	 * them); or, with layers in RAM otherwise, the last g = (1 - f) x n_layer
+	 * and not the output layer (estimate.h gpu_layers; i_gpu_start n_layer -
+	 * g, act_gpu_layers g, as load_tensors had it before it counted the
+	 * output layer among n_gpu_layers). */
+	if (p->filled) {
+		ngl = p->fill_slots;
+		start = n_layer + 1 - ngl;
+	} else {
+		ngl = p->f > 0 ? (uint32_t)((1.0 - p->f) * n_layer + 0.5) : n_layer + 1;
+		if (ngl > n_layer + 1)
+			ngl = n_layer + 1;
+		start = p->f > 0 ? n_layer - (ngl < n_layer ? ngl : n_layer) : 0;
+	}
 	act = ngl;
-	out_w = m->tied_embeddings || m->task == CR_TASK_EMBEDDING ? emb : output_weight_bytes(m, weights);
-	if (out_w > dev_w - p->expert_sys)
-		out_w = dev_w - p->expert_sys;
-	lw = (dev_w - p->expert_sys - out_w) / n_layer;
-	if (n_rec)
-		state_layer = (double)cr_estimate_state_bytes(m, o) / n_rec;
 	for (uint32_t il = start; act && il <= n_layer && (il - start) < act; il++) {
 		float x = (float)(il - start) / (float)act;
 		unsigned dv = 0;
+		uint64_t w, kv;
 		cr_gpu_use *u;
 
 		while (dv + 1 < n && !(splits[dv] > x))
 			dv++;
 		u = &p->gpus[dv];
-		if (il == n_layer) {
+		slot_use(m, o, s, il, &w, &kv, &full_on[dv], &swa_on[dv]);
+		u->weights_bytes += w;
+		u->kv_bytes += kv;
+		if (il == n_layer)
 			u->output_layer = true;
-			u->weights_bytes += (uint64_t)out_w;
-			/* GLM's MTP block follows the last layer; its cache goes
-			 * with the output layer here. */
-			if (m->mtp_kv_layers) {
-				u->kv_bytes += mtp_cell_bytes(m, o) * cf;
-				full_on[dv] = true;
-			}
-			continue;
-		}
-		u->layers++;
-		u->weights_bytes += (uint64_t)lw;
-		if (m->layer_kind[il] == CR_LAYER_RECURRENT) {
-			u->kv_bytes += (uint64_t)state_layer;
-		} else {
-			uint64_t cell = layer_cell_bytes(m, il, o);
-
-			u->kv_bytes += cell * (m->layer_kind[il] == CR_LAYER_SLIDING ? cs : cf);
-			if (cell && m->layer_kind[il] == CR_LAYER_SLIDING)
-				swa_on[dv] = true;
-			else if (cell)
-				full_on[dv] = true;
-		}
+		else
+			u->layers++;
 	}
-	p->pipeline = p->f == 0 && p->expert_sys == 0 && (o->gpu_layers < 0 || (uint32_t)o->gpu_layers > n_layer) &&
-		      t->op_offload && !t->maps_file;
+	p->pipeline = pipeline_on(m, o, t, p->f, p->expert_sys);
 	for (unsigned i = 0; i < n; i++) {
 		cr_gpu_use *u = &p->gpus[i];
 		double c = 0;
@@ -814,9 +939,7 @@ static void split_gpus(const cr_model *m, const cr_estimate_opts *o, double weig
 		if (u->layers || u->output_layer) {
 			c = u->output_layer ? compute : body;
 			if (p->pipeline)
-				c += (CR_SCHED_MAX_COPIES - 1) *
-				     ((full_on[i] ? cells_full_stream(o) * ub * mask_bpe : 0) +
-				      (swa_on[i] ? cells_swa_stream(m, o) * ub * mask_bpe : 0) + ub * 4.0 * m->hidden);
+				c += pipeline_copies(m, o, full_on[i], swa_on[i]);
 		} else if (i == 0 && p->offload > 0) {
 			/* No layer on the first GPU (-ngl 0): op offload still runs the
 			 * host-resident weights' matmuls there, as the scheduler gives
@@ -831,6 +954,7 @@ static void split_gpus(const cr_model *m, const cr_estimate_opts *o, double weig
 		if (i == 0)
 			u->other_bytes = (uint64_t)(p->offload + p->mm_dev + p->mapped);
 		u->total_bytes = u->weights_bytes + u->kv_bytes + u->compute_bytes + u->other_bytes + u->reserve_bytes;
+		u->margin_bytes = (int64_t)u->usable_bytes - (int64_t)u->total_bytes;
 	}
 	p->n_gpus = n;
 }
@@ -845,8 +969,13 @@ static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_op
 	double compute = compute_buffer(m, pf, o, &ffn_peak, &body_peak);
 	double offload = op_offload_extra(m, o, weights, t, compute, ffn_peak, false);
 	double offload_layers = op_offload_extra(m, o, weights, t, compute, ffn_peak, true);
+	/* With the fit's layers in RAM the output layer is on the last GPU
+	 * (fit_gpus): the first GPU's copy is a layer's matmul weight, beside the
+	 * body peak when that GPU has no output layer, else the full peak. */
+	const double fit_offload[2] = { op_offload_extra(m, o, weights, t, body_peak, ffn_peak, false), offload };
 	double output = output_bytes(m, o);
 	double host_w, dev_w, host_extra, margin_acc, sys_bytes, free_acc;
+	slots sl;
 
 	/* A vision projector (vision.h): its part on the first GPU, and its
 	 * part in system RAM (clip's CPU backend; on a rig without GPUs, all
@@ -890,6 +1019,7 @@ static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_op
 	p->mm_dev = mm_dev;
 	p->layer_bytes = dev_w - p->expert_sys + kv + state;
 	margin_acc = (double)o->headroom_bytes * t->n_acc;
+	slots_init(m, o, weights, dev_w, emb, p->expert_sys, &sl);
 
 	if (o->gpu_layers >= 0) {
 		double on = (uint32_t)o->gpu_layers < m->n_layers ? (double)o->gpu_layers : (double)m->n_layers;
@@ -906,14 +1036,38 @@ static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_op
 		double spill = p->layer_bytes - (room > 0 ? room : 0);
 
 		p->f = spill > p->layer_bytes ? 1.0 : spill / p->layer_bytes;
-		fill_gpus(m, o, t, body_peak, offload_layers + mm_dev, p);
+		if (fit_runs(o, t))
+			fit_gpus(m, o, t, &sl, compute, body_peak, fit_offload, true, p);
+	} else if (fit_runs(o, t)) {
+		/* The pooled memory holds every layer, but the proportional split
+		 * may leave a device short: llama.cpp's fit then moves layers
+		 * (fit_gpus). It acts below the margin already; clefrun takes its
+		 * placement when a device is over its memory, or when the fit holds
+		 * every layer on the GPUs, and otherwise keeps the proportional split
+		 * and calls the row tight, as on one GPU (where the fit would move
+		 * layers to RAM to keep the margin: docs/methodology.md). */
+		double least = 0;
+
+		p->mapped = t->mapped_extra;
+		split_gpus(m, o, &sl, t, compute, body_peak, p);
+		for (unsigned i = 0; i < p->n_gpus; i++)
+			if (i == 0 || (double)p->gpus[i].margin_bytes < least)
+				least = (double)p->gpus[i].margin_bytes;
+		p->mapped = 0;
+		if (p->n_gpus >= 2 && least < (double)o->headroom_bytes) {
+			plan q = *p;
+
+			if (fit_gpus(m, o, t, &sl, compute, body_peak, fit_offload, t->has_sys, &q) &&
+			    (least < 0 || q.f == 0))
+				*p = q;
+		}
 	}
-	p->offload = p->f > 0 ? offload_layers : p->expert_sys > 0 ? offload : 0;
+	p->offload = p->filled ? p->fill_offload : p->f > 0 ? offload_layers : p->expert_sys > 0 ? offload : 0;
 	/* With layers in RAM the output layer is in RAM too (llama.cpp offloads it
 	 * only when n_gpu_layers > n_layer): its weight, which layer_bytes spreads
 	 * over the layers, leaves the accelerators (op offload copies it back
 	 * into the compute buffer, above). */
-	if (p->f > 0 && t->has_sys)
+	if (p->f > 0 && t->has_sys && !p->filled)
 		p->out_moved = (1.0 - p->f) * output_weight_bytes(m, weights);
 	/* Every layer on a Metal GPU: the mapping spans the whole file (tiers_for_weights);
 	 * with layers or experts in RAM the range depends on which, and is not modelled. */
@@ -921,10 +1075,11 @@ static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_op
 		p->mapped = t->mapped_extra;
 	p->acc_bytes = (1.0 - p->f) * p->layer_bytes - p->out_moved + p->mapped + compute * t->n_acc +
 		       p->offload + p->unified_host + mm_dev;
-	sys_bytes = host_extra + p->f * p->layer_bytes + p->out_moved + p->expert_sys;
+	/* The fit's slots in RAM are whole layers (fit_gpus): their bytes. */
+	sys_bytes = host_extra + (p->filled ? p->fill_sys : p->f * p->layer_bytes + p->out_moved) + p->expert_sys;
 	free_acc = t->acc_cap - p->acc_bytes;
 	p->host_compute = host_compute_buffer(m, pf, o);
-	split_gpus(m, o, weights, t, dev_w, emb, compute, body_peak, p);
+	split_gpus(m, o, &sl, t, compute, body_peak, p);
 	if (p->n_gpus >= 2) {
 		/* Several accelerators: the rig fits only if every one does, and
 		 * the one with the least room left is the limit (split_gpus). */
@@ -933,7 +1088,7 @@ static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_op
 		p->acc_bytes = p->unified_host;
 		for (unsigned i = 0; i < p->n_gpus; i++) {
 			const cr_gpu_use *u = &p->gpus[i];
-			double left = (double)u->usable_bytes - (double)u->total_bytes;
+			double left = (double)u->margin_bytes;
 
 			p->acc_bytes += (double)(u->total_bytes - u->reserve_bytes);
 			dev_weights += (double)u->weights_bytes;
