@@ -31,29 +31,32 @@ const cr_speed_model cr_speed = {
 	.cpu_default_tflops = 0.700,  /* a CPU without a figure: the calibration CPUs' median */
 	.multi_gpu_factor = 1.0205,   /* layer split: cards in turn */
 	/* prefill: share of dense FP16 peak the weight GEMMs reach */
-	.prefill_eff = { [CR_BACKEND_CUDA] = 0.3878, [CR_BACKEND_METAL] = 0.6786, [CR_BACKEND_ROCM] = 0.3433, [CR_BACKEND_VULKAN] = 0.1845, [CR_BACKEND_CPU] = 0.9113 },
+	.prefill_eff = { [CR_BACKEND_CUDA] = 0.4008, [CR_BACKEND_METAL] = 0.6764, [CR_BACKEND_ROCM] = 0.3401, [CR_BACKEND_VULKAN] = 0.1823, [CR_BACKEND_CPU] = 0.9086 },
 	.prefill_cell = {
-		[CR_BACKEND_CUDA] = { 1, 0.7777, 1.1610, 1.0989, 1.0000 },
-		[CR_BACKEND_METAL] = { 1, 1.0000, 1.0000, 1.1413, 1.0000 },
-		[CR_BACKEND_ROCM] = { 1, 1.0988, 1.2118, 0.7229, 1.0000 },
-		[CR_BACKEND_VULKAN] = { 1, 1.0000, 1.0495, 0.7852, 1.0000 },
+		[CR_BACKEND_CUDA] = { 1, 0.8549, 1.1320, 1.0339, 1.0000 },
+		[CR_BACKEND_METAL] = { 1, 1.0000, 1.0000, 1.1404, 1.0000 },
+		[CR_BACKEND_ROCM] = { 1, 1.0994, 1.2152, 0.7188, 1.0000 },
+		[CR_BACKEND_VULKAN] = { 1, 1.0000, 1.0553, 0.7787, 1.0000 },
 		[CR_BACKEND_CPU] = { 1, 1.0000, 1.0000, 1.0000, 1.0000 },
 	},
-	.vulkan_vendor_prefill = { [CR_VENDOR_NVIDIA] = 1.4898, [CR_VENDOR_AMD] = 1.3113, [CR_VENDOR_INTEL] = 0.4218 },
-	.prefill_f16 = 1.1271,        /* F16 / BF16 weights (cuBLAS / GEMM path) */
-	.moe_half_tokens = 48.02,    /* tokens per expert at half a dense GEMM's efficiency */
+	.vulkan_vendor_prefill = { [CR_VENDOR_NVIDIA] = 1.4881, [CR_VENDOR_AMD] = 1.3167, [CR_VENDOR_INTEL] = 0.4193 },
+	.prefill_f16 = 1.1225,        /* F16 / BF16 weights (cuBLAS / GEMM path) */
+	.moe_half_tokens = 43.10,    /* tokens per expert at half a dense GEMM's efficiency */
 	/* attention FLOPs relative to weight FLOPs: psi x the backend's own factor (CPU: psi) */
-	.attention_cost = { [CR_BACKEND_CUDA] = 1.7451, [CR_BACKEND_METAL] = 2.1442, [CR_BACKEND_ROCM] = 2.3820, [CR_BACKEND_VULKAN] = 2.9048, [CR_BACKEND_CPU] = 2.0720 },
-	.prefill_layer_s = 1.380e-04,    /* per layer per micro-batch */
-	.prefill_kv_tokens = 67.61,  /* prompt tokens per pass over the KV cache */
+	.attention_cost = { [CR_BACKEND_CUDA] = 1.6125, [CR_BACKEND_METAL] = 2.0882, [CR_BACKEND_ROCM] = 2.3160, [CR_BACKEND_VULKAN] = 2.8230, [CR_BACKEND_CPU] = 1.9989 },
+	.prefill_layer_s = 1.514e-04,    /* per layer per micro-batch */
+	.prefill_kv_tokens = 67.84,  /* prompt tokens per pass over the KV cache */
+	/* Volta (compute capability 7.0), micro-batch >= 64: MUL_MAT_ID's generic path */
+	.volta_expert_s = 1.243e-05,     /* per expert with tokens, per MUL_MAT_ID: its own GEMM's kernels */
+	.volta_host_step_s = 1.124e-09,  /* per step of the host loop that sorts tokens by expert */
 	/* out of sample (leave one source out, 2025-26 rows): median absolute error, percent,
 	 * and the 10th / 90th percentiles of measured / predicted */
 	.decode_error_pct = { [CR_BACKEND_CUDA] = 16.3, [CR_BACKEND_METAL] = 12.1, [CR_BACKEND_ROCM] = 9.0, [CR_BACKEND_VULKAN] = 15.5, [CR_BACKEND_CPU] = 40.3 },
 	.decode_q10 = { [CR_BACKEND_CUDA] = 0.627, [CR_BACKEND_METAL] = 0.784, [CR_BACKEND_ROCM] = 0.872, [CR_BACKEND_VULKAN] = 0.508, [CR_BACKEND_CPU] = 0.565 },
 	.decode_q90 = { [CR_BACKEND_CUDA] = 1.399, [CR_BACKEND_METAL] = 1.264, [CR_BACKEND_ROCM] = 1.218, [CR_BACKEND_VULKAN] = 1.451, [CR_BACKEND_CPU] = 1.307 },
-	.prefill_error_pct = { [CR_BACKEND_CUDA] = 21.2, [CR_BACKEND_METAL] = 12.0, [CR_BACKEND_ROCM] = 19.6, [CR_BACKEND_VULKAN] = 32.4, [CR_BACKEND_CPU] = 28.4 },
-	.prefill_q10 = { [CR_BACKEND_CUDA] = 0.593, [CR_BACKEND_METAL] = 0.836, [CR_BACKEND_ROCM] = 0.669, [CR_BACKEND_VULKAN] = 0.482, [CR_BACKEND_CPU] = 0.652 },
-	.prefill_q90 = { [CR_BACKEND_CUDA] = 1.645, [CR_BACKEND_METAL] = 1.463, [CR_BACKEND_ROCM] = 1.433, [CR_BACKEND_VULKAN] = 2.008, [CR_BACKEND_CPU] = 1.738 },
+	.prefill_error_pct = { [CR_BACKEND_CUDA] = 21.7, [CR_BACKEND_METAL] = 11.7, [CR_BACKEND_ROCM] = 19.3, [CR_BACKEND_VULKAN] = 33.5, [CR_BACKEND_CPU] = 29.0 },
+	.prefill_q10 = { [CR_BACKEND_CUDA] = 0.708, [CR_BACKEND_METAL] = 0.837, [CR_BACKEND_ROCM] = 0.666, [CR_BACKEND_VULKAN] = 0.475, [CR_BACKEND_CPU] = 0.651 },
+	.prefill_q90 = { [CR_BACKEND_CUDA] = 1.597, [CR_BACKEND_METAL] = 1.441, [CR_BACKEND_ROCM] = 1.411, [CR_BACKEND_VULKAN] = 2.021, [CR_BACKEND_CPU] = 1.740 },
 };
 
 /* 2025-26 single-device rows per (backend, memory class, vendor): decode rows,
