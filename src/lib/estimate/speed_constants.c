@@ -1,6 +1,6 @@
 /*
  * Speed-model constants, written by `bench/speed-calibration --emit-c` from
- * 958 measured llama.cpp rows of 107 sources in bench/data/ (docs/accuracy.md:
+ * 965 measured llama.cpp rows of 107 sources in bench/data/ (docs/accuracy.md:
  * the model, the fit, and its leave-one-source-out error). Do not edit by
  * hand: change the data or the model and re-run the script.
  */
@@ -31,32 +31,32 @@ const cr_speed_model cr_speed = {
 	.cpu_default_tflops = 0.700,  /* a CPU without a figure: the calibration CPUs' median */
 	.multi_gpu_factor = 1.0205,   /* layer split: cards in turn */
 	/* prefill: share of dense FP16 peak the weight GEMMs reach */
-	.prefill_eff = { [CR_BACKEND_CUDA] = 0.4008, [CR_BACKEND_METAL] = 0.6764, [CR_BACKEND_ROCM] = 0.3401, [CR_BACKEND_VULKAN] = 0.1823, [CR_BACKEND_CPU] = 0.9086 },
+	.prefill_eff = { [CR_BACKEND_CUDA] = 0.4000, [CR_BACKEND_METAL] = 0.6781, [CR_BACKEND_ROCM] = 0.3408, [CR_BACKEND_VULKAN] = 0.1828, [CR_BACKEND_CPU] = 0.9086 },
 	.prefill_cell = {
-		[CR_BACKEND_CUDA] = { 1, 0.8549, 1.1320, 1.0339, 1.0000 },
-		[CR_BACKEND_METAL] = { 1, 1.0000, 1.0000, 1.1404, 1.0000 },
-		[CR_BACKEND_ROCM] = { 1, 1.0994, 1.2152, 0.7188, 1.0000 },
-		[CR_BACKEND_VULKAN] = { 1, 1.0000, 1.0553, 0.7787, 1.0000 },
+		[CR_BACKEND_CUDA] = { 1, 0.8417, 1.1448, 1.0378, 1.0000 },
+		[CR_BACKEND_METAL] = { 1, 1.0000, 1.0000, 1.1411, 1.0000 },
+		[CR_BACKEND_ROCM] = { 1, 1.0996, 1.2143, 0.7196, 1.0000 },
+		[CR_BACKEND_VULKAN] = { 1, 1.0000, 1.0538, 0.7803, 1.0000 },
 		[CR_BACKEND_CPU] = { 1, 1.0000, 1.0000, 1.0000, 1.0000 },
 	},
-	.vulkan_vendor_prefill = { [CR_VENDOR_NVIDIA] = 1.4881, [CR_VENDOR_AMD] = 1.3167, [CR_VENDOR_INTEL] = 0.4193 },
-	.prefill_f16 = 1.1225,        /* F16 / BF16 weights (cuBLAS / GEMM path) */
-	.moe_half_tokens = 43.10,    /* tokens per expert at half a dense GEMM's efficiency */
+	.vulkan_vendor_prefill = { [CR_VENDOR_NVIDIA] = 1.4892, [CR_VENDOR_AMD] = 1.3159, [CR_VENDOR_INTEL] = 0.4196 },
+	.prefill_f16 = 1.1222,        /* F16 / BF16 weights (cuBLAS / GEMM path) */
+	.moe_half_tokens = 44.44,    /* tokens per expert at half a dense GEMM's efficiency */
 	/* attention FLOPs relative to weight FLOPs: psi x the backend's own factor (CPU: psi) */
-	.attention_cost = { [CR_BACKEND_CUDA] = 1.6125, [CR_BACKEND_METAL] = 2.0882, [CR_BACKEND_ROCM] = 2.3160, [CR_BACKEND_VULKAN] = 2.8230, [CR_BACKEND_CPU] = 1.9989 },
-	.prefill_layer_s = 1.514e-04,    /* per layer per micro-batch */
-	.prefill_kv_tokens = 67.84,  /* prompt tokens per pass over the KV cache */
+	.attention_cost = { [CR_BACKEND_CUDA] = 1.6031, [CR_BACKEND_METAL] = 2.0937, [CR_BACKEND_ROCM] = 2.3253, [CR_BACKEND_VULKAN] = 2.8225, [CR_BACKEND_CPU] = 1.9992 },
+	.prefill_layer_s = 1.500e-04,    /* per layer per micro-batch */
+	.prefill_kv_tokens = 69.21,  /* prompt tokens per pass over the KV cache */
 	/* Volta (compute capability 7.0), micro-batch >= 64: MUL_MAT_ID's generic path */
-	.volta_expert_s = 1.243e-05,     /* per expert with tokens, per MUL_MAT_ID: its own GEMM's kernels */
-	.volta_host_step_s = 1.124e-09,  /* per step of the host loop that sorts tokens by expert */
+	.volta_expert_s = 1.526e-05,     /* per expert with tokens, per MUL_MAT_ID: its own GEMM's kernels */
+	.volta_host_step_s = 1.050e-09,  /* per step of the host loop that sorts tokens by expert */
 	/* out of sample (leave one source out, 2025-26 rows): median absolute error, percent,
 	 * and the 10th / 90th percentiles of measured / predicted */
 	.decode_error_pct = { [CR_BACKEND_CUDA] = 16.3, [CR_BACKEND_METAL] = 12.1, [CR_BACKEND_ROCM] = 9.0, [CR_BACKEND_VULKAN] = 15.5, [CR_BACKEND_CPU] = 40.3 },
 	.decode_q10 = { [CR_BACKEND_CUDA] = 0.627, [CR_BACKEND_METAL] = 0.784, [CR_BACKEND_ROCM] = 0.872, [CR_BACKEND_VULKAN] = 0.508, [CR_BACKEND_CPU] = 0.565 },
 	.decode_q90 = { [CR_BACKEND_CUDA] = 1.399, [CR_BACKEND_METAL] = 1.264, [CR_BACKEND_ROCM] = 1.218, [CR_BACKEND_VULKAN] = 1.451, [CR_BACKEND_CPU] = 1.307 },
-	.prefill_error_pct = { [CR_BACKEND_CUDA] = 21.7, [CR_BACKEND_METAL] = 11.7, [CR_BACKEND_ROCM] = 19.3, [CR_BACKEND_VULKAN] = 33.5, [CR_BACKEND_CPU] = 29.0 },
-	.prefill_q10 = { [CR_BACKEND_CUDA] = 0.708, [CR_BACKEND_METAL] = 0.837, [CR_BACKEND_ROCM] = 0.666, [CR_BACKEND_VULKAN] = 0.475, [CR_BACKEND_CPU] = 0.651 },
-	.prefill_q90 = { [CR_BACKEND_CUDA] = 1.597, [CR_BACKEND_METAL] = 1.441, [CR_BACKEND_ROCM] = 1.411, [CR_BACKEND_VULKAN] = 2.021, [CR_BACKEND_CPU] = 1.740 },
+	.prefill_error_pct = { [CR_BACKEND_CUDA] = 22.2, [CR_BACKEND_METAL] = 12.0, [CR_BACKEND_ROCM] = 19.2, [CR_BACKEND_VULKAN] = 33.2, [CR_BACKEND_CPU] = 29.0 },
+	.prefill_q10 = { [CR_BACKEND_CUDA] = 0.679, [CR_BACKEND_METAL] = 0.834, [CR_BACKEND_ROCM] = 0.662, [CR_BACKEND_VULKAN] = 0.477, [CR_BACKEND_CPU] = 0.651 },
+	.prefill_q90 = { [CR_BACKEND_CUDA] = 1.609, [CR_BACKEND_METAL] = 1.451, [CR_BACKEND_ROCM] = 1.419, [CR_BACKEND_VULKAN] = 2.017, [CR_BACKEND_CPU] = 1.740 },
 };
 
 /* 2025-26 single-device rows per (backend, memory class, vendor): decode rows,
@@ -64,8 +64,8 @@ const cr_speed_model cr_speed = {
  * deepest context measured. */
 const cr_speed_cell cr_speed_cells[] = {
 	{ CR_BACKEND_CPU, CR_MEMTYPE_DDR, CR_VENDOR_OTHER, 21, 16, 37, 0, 0, 1.1e+09, 7.06e+10, 4096 },
-	{ CR_BACKEND_CUDA, CR_MEMTYPE_GDDR, CR_VENDOR_NVIDIA, 53, 67, 38, 35, 47, 5.96e+08, 2.69e+10, 49664 },
-	{ CR_BACKEND_CUDA, CR_MEMTYPE_HBM, CR_VENDOR_NVIDIA, 6, 10, 2, 14, 0, 3.35e+09, 8.19e+09, 34816 },
+	{ CR_BACKEND_CUDA, CR_MEMTYPE_GDDR, CR_VENDOR_NVIDIA, 53, 70, 41, 35, 47, 5.96e+08, 2.69e+10, 49664 },
+	{ CR_BACKEND_CUDA, CR_MEMTYPE_HBM, CR_VENDOR_NVIDIA, 6, 14, 2, 18, 0, 2.66e+09, 8.19e+09, 34816 },
 	{ CR_BACKEND_CUDA, CR_MEMTYPE_LPDDR, CR_VENDOR_NVIDIA, 36, 45, 20, 58, 3, 3.35e+09, 7.62e+09, 34816 },
 	{ CR_BACKEND_METAL, CR_MEMTYPE_LPDDR, CR_VENDOR_APPLE, 38, 40, 57, 19, 2, 5.96e+08, 7.06e+10, 33280 },
 	{ CR_BACKEND_ROCM, CR_MEMTYPE_GDDR, CR_VENDOR_AMD, 21, 14, 27, 8, 0, 3.35e+09, 1.18e+10, 33792 },
