@@ -1110,7 +1110,7 @@ static bool volta_gemm_path(const cr_device *d, double ub)
  * generic path above, not modelled). Dense weights keep the MMQ rate: their
  * dequantisation to F16 for cuBLAS, costed at the F16 path's fitted
  * efficiency, scored worse on the measured dense V100 rows
- * (docs/accuracy.md "Speed: limits"). */
+ * (docs/accuracy.md "Speed: results"). */
 static double volta_moe_s(const cr_model *m, const cr_rig *r, const tiers *t, const cr_estimate_opts *o, double ub,
 			  bool f16)
 {
