@@ -225,6 +225,9 @@ typedef struct cr_device {
 				       matmuls (MMQ) run at, where it is not 2 x fp16_tflops as on
 				       tensor-core GPUs (Pascal GP102/GP104: dp4a, 4 x the FP32
 				       rate); 0 = 2 x fp16_tflops */
+	double compute_capability; /**< per device, an NVIDIA GPU's CUDA compute capability
+				       (major.minor, e.g. 7.0 for Volta GV100), which selects
+				       llama.cpp's CUDA kernel paths; 0 = not stated */
 	cr_backend backend;
 	cr_mem_kind kind;
 	double usable_fraction;   /**< share usable by the runtime, (0, 1] */

@@ -1378,6 +1378,46 @@ static void test_prefill_int8_rate(void **state)
 		     prefill_s(&base, "Q4_K_M", 8192) - prefill_s(&base, "Q4_K_M", 0), 1e-15);
 }
 
+/* Prefill on a Volta GPU (compute_capability 7.0): at a micro-batch of 64
+ * tokens or more a MoE model's expert GEMMs take llama.cpp's generic
+ * MUL_MAT_ID path, which costs more per token; a dense model, a micro-batch
+ * below 64, Pascal (6.1), Turing (7.5) and a device without a stated compute
+ * capability are not touched, nor is decode, and the added time does not
+ * depend on the depth. */
+static cr_estimate volta_run(const char *model, double cc, uint32_t ubatch, uint32_t depth)
+{
+	cr_rig r = gpu_rig(48, 900, 1);
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_estimate e;
+
+	r.devices[0].compute_capability = cc;
+	o.n_ctx = 16384;
+	o.n_ubatch = ubatch;
+	o.depth = depth;
+	e = run(ts_model(model), ts_quant("Q4_K_M"), &r, &o);
+	assert_true(e.prefill_tokens_per_s > 0 && e.decode_tokens_per_s > 0);
+	return e;
+}
+
+static void test_prefill_volta_moe(void **state)
+{
+	const char *moe = "qwen3-30b-a3b", *dense = "llama-3.1-8b";
+	double base = 1.0 / volta_run(moe, 0, 512, 0).prefill_tokens_per_s;
+	double volta = 1.0 / volta_run(moe, 7.0, 512, 0).prefill_tokens_per_s;
+
+	(void)state;
+	assert_true(volta > 1.5 * base);
+	assert_true(volta_run(moe, 7.5, 512, 0).prefill_tokens_per_s == 1.0 / base);
+	assert_true(volta_run(moe, 6.1, 512, 0).prefill_tokens_per_s == 1.0 / base);
+	assert_true(volta_run(moe, 7.0, 32, 0).prefill_tokens_per_s == volta_run(moe, 0, 32, 0).prefill_tokens_per_s);
+	assert_true(volta_run(dense, 7.0, 512, 0).prefill_tokens_per_s ==
+		    volta_run(dense, 0, 512, 0).prefill_tokens_per_s);
+	assert_true(volta_run(moe, 7.0, 512, 0).decode_tokens_per_s == volta_run(moe, 0, 512, 0).decode_tokens_per_s);
+	assert_close(1.0 / volta_run(moe, 7.0, 512, 8192).prefill_tokens_per_s -
+			     1.0 / volta_run(moe, 0, 512, 8192).prefill_tokens_per_s,
+		     volta - base, 1e-12);
+}
+
 /* ---- rigs with several devices and tiers ------------------------------------------------ */
 
 static void test_multi_device(void **state)
@@ -2532,6 +2572,7 @@ int main(void)
 		cmocka_unit_test(test_cpu_decode_flops),
 		cmocka_unit_test(test_gpu_layer_work),
 		cmocka_unit_test(test_prefill_int8_rate),
+		cmocka_unit_test(test_prefill_volta_moe),
 		cmocka_unit_test(test_gpus_filled),
 		cmocka_unit_test(test_fit_moves_layers),
 		cmocka_unit_test(test_fit_partial),

@@ -1247,6 +1247,59 @@ static double mmq_rate(const cr_device *d)
 	return prefill_rate(d) * k;
 }
 
+/* llama.cpp's CUDA kernel paths on Volta (compute capability 7.0 to 7.2:
+ * FP16 tensor-core MMA, no int8 MMA). Its quantized matmuls (MMQ) run there
+ * only below MMQ_DP4A_MAX_BATCH_SIZE = 64 tokens (ggml-cuda/mmq.cu
+ * ggml_cuda_should_use_mmq); a larger micro-batch dequantises dense weights
+ * to F16 for a cuBLAS GEMM (ggml-cuda.cu ggml_cuda_mul_mat), and sends the
+ * routed experts, quantized ones not being MMF's (ggml-cuda/mmf.cu: F16
+ * from Volta, BF16 from Ampere), down ggml_cuda_mul_mat_id's generic path:
+ * the expert ids copied to the host, a host loop over experts x tokens x
+ * experts used that sorts the tokens, and one GEMM per expert that has
+ * tokens (docs/methodology.md "Prefill"). */
+#define CR_MMQ_MAX_BATCH 64.0
+#define CR_MOE_MATMULS 3.0 /* gate, up, down: one MUL_MAT_ID each (llama-graph.cpp build_moe_ffn) */
+
+static bool volta_gemm_path(const cr_device *d, double ub)
+{
+	return d->backend == CR_BACKEND_CUDA && d->compute_capability >= 7.0 && d->compute_capability < 7.5 &&
+	       ub >= CR_MMQ_MAX_BATCH;
+}
+
+/* Seconds per prompt token that Volta's generic MUL_MAT_ID path adds on the
+ * accelerators: per MoE layer and micro-batch, for each of its MUL_MAT_IDs,
+ * a GEMM's kernels per expert with tokens and the host loop's E x ub x k
+ * steps. A layer split shares it as acc_time shares work; under a tensor
+ * split every device runs the whole path on its slice. Quantized experts
+ * only (`f16`: F16 / BF16 weights, MMF up to 128 or 512 tokens and the
+ * generic path above, not modelled). Dense weights keep the MMQ rate: their
+ * dequantisation to F16 for cuBLAS, costed at the F16 path's fitted
+ * efficiency, scored worse on the measured dense V100 rows
+ * (docs/accuracy.md "Speed: results"). */
+static double volta_moe_s(const cr_model *m, const cr_rig *r, const tiers *t, const cr_estimate_opts *o, double ub,
+			  bool f16)
+{
+	const cr_speed_model *k = &cr_speed;
+	double total = 0, moe, e, kk, hit;
+
+	if (!m->experts_total || !m->experts_used || f16)
+		return 0;
+	e = m->experts_total;
+	kk = m->experts_used;
+	hit = e * (1.0 - pow(1.0 - kk / e, ub)); /* experts with at least one token */
+	moe = CR_MOE_MATMULS * m->n_layers * (hit * k->volta_expert_s + e * ub * kk * k->volta_host_step_s) / ub;
+	for (unsigned g = 0; g < r->n_devices; g++) {
+		const cr_device *d = &r->devices[g];
+
+		if (d->kind == CR_MEM_SYSTEM || !volta_gemm_path(d, ub))
+			continue;
+		if (o->split == CR_SPLIT_TENSOR)
+			return moe;
+		total += moe * d->count * device_usable(d) / t->acc_usable;
+	}
+	return total;
+}
+
 /* Attention FLOPs run in the backend's own flash-attention kernels, at
  * attention_cost[backend] times the weight GEMMs' cost per FLOP. */
 static double attention_rate(const cr_device *d)
@@ -1438,7 +1491,8 @@ static double prefill_tps(const cr_model *m, const profile *pf, const cr_estimat
 				return 0; /* unknown: no figure for a device that does work */
 		time += acc_time(r, t, o, flops, f16 ? prefill_rate_f16 : mmq_rate) +
 			acc_time(r, t, o, attn, f16 ? attention_rate_f16 : attention_rate) +
-			acc_time(r, t, o, w_all / ub + kv_pass, decode_rate) + m->n_layers * k->prefill_layer_s / ub;
+			acc_time(r, t, o, w_all / ub + kv_pass, decode_rate) + m->n_layers * k->prefill_layer_s / ub +
+			volta_moe_s(m, r, t, o, ub, f16);
 		/* llama.cpp runs large batches of layers kept in RAM on the GPU
 		 * too, copying their weights over the bus once per micro-batch
 		 * (ggml-backend op offload, batches >= 32). */

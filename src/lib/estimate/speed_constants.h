@@ -17,6 +17,9 @@
  *   + all weights / (decode efficiency x BW x ub) + layers x prefill_layer_s / ub
  *   + KV bytes at depth + prompt / 2 x kv_read_factor / (decode efficiency x BW
  *     x prefill_kv_tokens)
+ * On a Volta GPU (compute capability 7.0) at ub >= 64 each MoE layer adds, per
+ * micro-batch,
+ *   3 x (experts with tokens x volta_expert_s + E x ub x k x volta_host_step_s)
  */
 #ifndef CLEFRUN_SPEED_CONSTANTS_H
 #define CLEFRUN_SPEED_CONSTANTS_H
@@ -47,6 +50,8 @@ typedef struct cr_speed_model {
 	double attention_cost[CR_BACKEND_COUNT]; /* each backend's attention kernels */
 	double prefill_layer_s;
 	double prefill_kv_tokens; /* the attention kernels stream the KV cache once per this many prompt tokens */
+	double volta_expert_s;    /* Volta, ub >= 64: per expert with tokens, per MUL_MAT_ID */
+	double volta_host_step_s; /* Volta, ub >= 64: per step of MUL_MAT_ID's host loop (E x ub x k) */
 	/* leave-one-source-out on 2025-26 rows, per backend family */
 	double decode_error_pct[CR_BACKEND_COUNT];
 	double decode_q10[CR_BACKEND_COUNT], decode_q90[CR_BACKEND_COUNT];
