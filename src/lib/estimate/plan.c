@@ -492,6 +492,24 @@ static bool pair_fits(const cr_rig *r, const cr_estimate *t, const cr_estimate *
 	return true;
 }
 
+/* The options of a second context llama-server keeps beside the target (the
+ * draft's or the MTP layers'; common/speculative.cpp
+ * common_base_params_to_speculative, llama.cpp v0.4.0): the target's context
+ * size, sequences and micro-batch, but its own KV types (-ctkd / -ctvd,
+ * default f16), logits for one output per sequence (n_outputs_max =
+ * n_parallel), and no vision projector (counted once, with the target). */
+static cr_estimate_opts second_context_opts(const cr_estimate_opts *o)
+{
+	cr_estimate_opts c = *o;
+
+	c.type_k = CR_KV_F16;
+	c.type_v = CR_KV_F16;
+	c.n_outputs_max = o->n_seq ? o->n_seq : 1;
+	c.mmproj_device_bytes = 0;
+	c.mmproj_host_bytes = 0;
+	return c;
+}
+
 /* The target as llama-server holds it beside a drafter: every slot (one_point
  * sizes one sequence, and with sliding-window or recurrent layers each slot
  * adds its own cache: Gemma-3-4B shape at 16k, -np 4, 1016 MiB of KV against
@@ -632,19 +650,9 @@ int cr_plan_draft(const cr_model *m, const cr_weights *w, const cr_model *dm, co
 		return rc;
 	if ((rc = target_beside(m, w, r, o, k, &pt.estimate, &out->target, err)))
 		return rc;
-	/* The draft context of llama-server -md (common/speculative.cpp
-	 * common_base_params_to_speculative, llama.cpp v0.4.0): the target's
-	 * context size, sequences and micro-batch, but its own KV types (-ctkd /
-	 * -ctvd, default f16), logits for one output per sequence
-	 * (n_outputs_max = n_parallel), and no vision projector (the target's
-	 * options carry it: counted once, with the target). bench/memory-truth
-	 * checks this context against llama.cpp's. */
-	dopt = *o;
-	dopt.type_k = CR_KV_F16;
-	dopt.type_v = CR_KV_F16;
-	dopt.n_outputs_max = o->n_seq ? o->n_seq : 1;
-	dopt.mmproj_device_bytes = 0;
-	dopt.mmproj_host_bytes = 0;
+	/* The draft context of llama-server -md; bench/memory-truth checks it
+	 * against llama.cpp's. */
+	dopt = second_context_opts(o);
 	if ((rc = cr_estimate_run_weights(dm, dw, r, &dopt, &out->draft, err)))
 		return rc;
 	/* The draft sits beside the target: its bytes less the runtime the
@@ -746,17 +754,11 @@ int cr_plan_mtp(const cr_model *m, const cr_weights *w, const cr_rig *r, const c
 	if ((rc = target_beside(m, &wm, r, o, k, &pt.estimate, &out->target, err)))
 		return rc;
 	/* The MTP context (LLAMA_CONTEXT_TYPE_MTP on the target's model, the
-	 * draft context's parameters: common_base_params_to_speculative): the
-	 * MTP layers' KV at the target's cells in f16 (-ctkd/-ctvd), one
-	 * output per sequence, and a compute buffer of one layer over a
-	 * micro-batch, which peaks as the trunk's does at those settings (its
-	 * layers run one at a time). Not checked against llama.cpp. */
-	mopt = *o;
-	mopt.type_k = CR_KV_F16;
-	mopt.type_v = CR_KV_F16;
-	mopt.n_outputs_max = o->n_seq ? o->n_seq : 1;
-	mopt.mmproj_device_bytes = 0;
-	mopt.mmproj_host_bytes = 0;
+	 * draft context's parameters): the MTP layers' KV at the target's cells
+	 * in f16, one output per sequence, and a compute buffer of one layer
+	 * over a micro-batch, which peaks as the trunk's does at those settings
+	 * (its layers run one at a time). Not checked against llama.cpp. */
+	mopt = second_context_opts(o);
 	if ((rc = cr_estimate_run_weights(m, w, r, &mopt, &mc, err)))
 		return rc;
 	n_full = cr_model_count_layers(m, CR_LAYER_FULL);
