@@ -583,6 +583,31 @@ static int32_t refit_layers(const cr_model *m, const cr_weights *wt, const cr_ri
 	return -1;
 }
 
+/* When the pair misses a device, refit_layers' placement: the target's
+ * one-sequence split @p pt at that many GPU layers (@p w its trunk's weights,
+ * @p wt as held beside the drafter), the target beside the drafter with the
+ * speeds of its own placement, and the pair's tier again. */
+static int refit_pair(const cr_model *m, const cr_weights *w, const cr_weights *wt, const cr_rig *r,
+		      const cr_estimate_opts *o, uint32_t k, const cr_estimate *d, uint64_t extra_out,
+		      cr_parallel_point *pt, cr_draft_plan *out, cr_error *err)
+{
+	cr_estimate_opts to = *o;
+	cr_estimate alone;
+	int32_t ngl;
+	int rc;
+
+	if (out->fits || (ngl = refit_layers(m, wt, r, o, k, d, extra_out)) < 0)
+		return CR_OK;
+	/* The target's speeds stay its own, without the drafter. */
+	alone = pt->estimate;
+	to.gpu_layers = ngl;
+	if ((rc = one_point(m, w, r, &to, 1, pt, err)) ||
+	    (rc = target_beside(m, wt, r, &to, k, &alone, &out->target, err)))
+		return rc;
+	pair_tier(r, o, d, extra_out, out);
+	return CR_OK;
+}
+
 /* The speed of a plan whose drafter costs @p draft_s per drafted token and
  * @p catch_s for its pass over the K + 1 verified tokens, against the
  * target's one-sequence split @p tp where it sits beside the drafter; the
@@ -634,7 +659,6 @@ int cr_plan_draft(const cr_model *m, const cr_weights *w, const cr_model *dm, co
 	cr_parallel_point pt, dpt;
 	cr_estimate_opts dopt;
 	double alone_s;
-	int32_t ngl;
 	int rc;
 
 	if (!out)
@@ -660,17 +684,8 @@ int cr_plan_draft(const cr_model *m, const cr_weights *w, const cr_model *dm, co
 	out->extra_bytes = out->draft.memory.total_bytes - out->draft.memory.overhead_bytes;
 	pair_tier(r, o, &out->draft, 0, out);
 	alone_s = pt.parts.single_s;
-	if (!out->fits && (ngl = refit_layers(m, w, r, o, k, &out->draft, 0)) >= 0) {
-		cr_estimate_opts to = *o;
-
-		/* The target's speeds stay its own, without the draft. */
-		memcpy(&dpt.estimate, &pt.estimate, sizeof(dpt.estimate));
-		to.gpu_layers = ngl;
-		if ((rc = one_point(m, w, r, &to, 1, &pt, err)) ||
-		    (rc = target_beside(m, w, r, &to, k, &dpt.estimate, &out->target, err)))
-			return rc;
-		pair_tier(r, o, &out->draft, 0, out);
-	}
+	if ((rc = refit_pair(m, w, w, r, o, k, &out->draft, 0, &pt, out, err)))
+		return rc;
 	if (!(pt.estimate.decode_tokens_per_s > 0) || !(out->draft.decode_tokens_per_s > 0))
 		return CR_OK;
 	/* The draft's own split at one sequence: K single-token decodes, and the
@@ -715,7 +730,6 @@ int cr_plan_mtp(const cr_model *m, const cr_weights *w, const cr_rig *r, const c
 	cr_weights wm;
 	double layer, read, head, frac_draft, frac_catch, fixed_layer, kv_layer, mtp_kv, alone_s;
 	unsigned n_full;
-	int32_t ngl;
 	int rc;
 
 	if (!out)
@@ -780,17 +794,8 @@ int cr_plan_mtp(const cr_model *m, const cr_weights *w, const cr_rig *r, const c
 	out->extra_bytes = out->draft.memory.total_bytes;
 	pair_tier(r, o, NULL, out->extra_bytes, out);
 	alone_s = pt.parts.single_s;
-	if (!out->fits && (ngl = refit_layers(m, &wm, r, o, k, NULL, out->extra_bytes)) >= 0) {
-		cr_estimate_opts to = *o;
-
-		/* The target's speeds stay its own, without the MTP context. */
-		mc = pt.estimate;
-		to.gpu_layers = ngl;
-		if ((rc = one_point(m, w, r, &to, 1, &pt, err)) ||
-		    (rc = target_beside(m, &wm, r, &to, k, &mc, &out->target, err)))
-			return rc;
-		pair_tier(r, o, NULL, out->extra_bytes, out);
-	}
+	if ((rc = refit_pair(m, w, &wm, r, o, k, NULL, out->extra_bytes, &pt, out, err)))
+		return rc;
 	if (!(pt.estimate.decode_tokens_per_s > 0) || !pt.estimate.weights_read_bytes)
 		return CR_OK;
 	/* One drafted token: one MTP layer and the output head, in the share of
