@@ -1355,6 +1355,61 @@ static double active_expert_params(const cr_model *m)
 	return expert_fraction(m) * (double)m->params * m->experts_used / m->experts_total;
 }
 
+/* Attention FLOPs per token against `ctx` cached tokens on every
+ * attention layer (sliding layers: at most the window): QK^T and AV,
+ * 2 x heads x (head_dim_k + head_dim_v) x ctx per layer. MLA runs
+ * absorbed in llama.cpp for every batch size (src/models/deepseek2.cpp:
+ * wk_b folded into q, K = the kv_lora_rank latent + the RoPE key, V = the
+ * latent, wv_b applied after attention): each head's dot products are
+ * kv_lora_rank + rope_dim wide for K and kv_lora_rank for V (576 / 512 on
+ * DeepSeek-V2/V3 and GLM-4.7-Flash), not the decompressed 192 / 128. */
+static double attention_flops(const cr_model *m, double ctx)
+{
+	double f = 0;
+	double width = m->mla ? 2.0 * m->mla_kv_lora_rank + m->mla_rope_dim
+			      : (double)m->head_dim_k + m->head_dim_v;
+
+	for (uint32_t i = 0; i < m->n_layers && i < CR_MAX_LAYERS; i++) {
+		double c;
+
+		if (m->layer_kind[i] == CR_LAYER_RECURRENT || !m->kv_heads[i])
+			continue;
+		c = m->layer_kind[i] == CR_LAYER_SLIDING && m->window < ctx ? m->window : ctx;
+		f += 2.0 * m->n_heads * width * c;
+	}
+	return f;
+}
+
+/* Rate of decode's attention dot products on a GPU: the flash-attention
+ * decode kernels (one query row per KV head group: vector units, not the
+ * tensor cores) at 1 / decode_attention_cost of the FP16 figure; 0 when the
+ * device has none. */
+static double decode_attention_rate(const cr_device *d)
+{
+	return d->fp16_tflops > 0 ? d->fp16_tflops * 1e12 / cr_speed.decode_attention_cost : 0;
+}
+
+/* Seconds per token of decode's attention arithmetic against `depth`
+ * cached tokens (QK^T and AV, attention_flops): on the accelerators for
+ * their share of the layers, on the CPU (its FP32 figure) for the rest.
+ * Left out, so the figure is the memory-bound one, where a GPU lacks an
+ * FP16 figure. */
+static double decode_attention_s(const cr_model *m, const cr_rig *r, const tiers *t, const cr_estimate_opts *o,
+				 const plan *p, const cr_device *sys, uint32_t depth)
+{
+	double flops = attention_flops(m, depth), time = 0, cpu = t->n_acc ? p->f : 1.0;
+
+	if (t->n_acc && p->f < 1.0) {
+		for (unsigned g = 0; g < r->n_devices; g++)
+			if (r->devices[g].kind != CR_MEM_SYSTEM && !(decode_attention_rate(&r->devices[g]) > 0))
+				return 0;
+		time += acc_time(r, t, o, (1.0 - p->f) * flops, decode_attention_rate);
+	}
+	if (cpu > 0)
+		time += cpu * flops * cr_speed.decode_attention_cost / (cpu_tflops(sys) * 1e12);
+	return time;
+}
+
 typedef struct decode_out {
 	double tps;
 	double acc_read, sys_read; /* bytes per token per tier */
@@ -1414,6 +1469,9 @@ static void decode(const cr_model *m, const profile *pf, const cr_estimate_opts 
 		time += acc_time(r, t, o, layers_acc * k->layer_bytes, layer_rate);
 	}
 	d->fixed_s = time;
+	/* Attention arithmetic grows with each sequence's depth, so it is not
+	 * one of the per-step fixed costs (decode_fixed_s, docs/plans.md). */
+	time += decode_attention_s(m, r, t, o, p, sys, depth);
 	if (t->n_acc && d->acc_read > 0) {
 		/* KV bytes are read by the attention kernels at a lower rate
 		 * than the weights (kv_read_factor). */
@@ -1434,24 +1492,6 @@ static void decode(const cr_model *m, const profile *pf, const cr_estimate_opts 
 		time += (d->sys_read + kv_sys * (k->kv_read_factor - 1.0)) / decode_rate(sys);
 	}
 	d->tps = 1.0 / time;
-}
-
-/* Attention FLOPs per prompt token against `ctx` cached tokens on every
- * attention layer (sliding layers: at most the window): QK^T and AV,
- * 2 x heads x (head_dim_k + head_dim_v) x ctx per layer. */
-static double attention_flops(const cr_model *m, double ctx)
-{
-	double f = 0;
-
-	for (uint32_t i = 0; i < m->n_layers && i < CR_MAX_LAYERS; i++) {
-		double c;
-
-		if (m->layer_kind[i] == CR_LAYER_RECURRENT || !m->kv_heads[i])
-			continue;
-		c = m->layer_kind[i] == CR_LAYER_SLIDING && m->window < ctx ? m->window : ctx;
-		f += 2.0 * m->n_heads * (double)(m->head_dim_k + m->head_dim_v) * c;
-	}
-	return f;
 }
 
 /* Prefill tokens/s for a prompt of `prompt` tokens after `depth` cached
@@ -2254,7 +2294,7 @@ size_t cr_estimate_explain_weights(const cr_model *m, const cr_weights *w, const
 	/* An embedding or reranking model decodes nothing: no decode term. */
 	if (m->task == CR_TASK_GENERATION &&
 	    (x = term(terms, &n, max, "decode", e->decode_tokens_per_s, "tokens/s",
-		      "1 / (bytes read / (eff x bandwidth) + per-layer times: a fixed time per backend and, on GPUs, one falling as 1 / sqrt(bandwidth)); eff per memory type, backend and vendor, fitted on measured llama.cpp rows (docs/accuracy.md)")))
+		      "1 / (bytes read / (eff x bandwidth) + per-layer times: a fixed time per backend and, on GPUs, one falling as 1 / sqrt(bandwidth) + attention FLOPs at depth x phi / FP16 TFLOPS); eff per memory type, backend and vendor, fitted on measured llama.cpp rows (docs/accuracy.md)")))
 		snprintf(x->formula, sizeof(x->formula),
 			 "weights %.3f GB + KV at depth %u; eff %.3f, %.2f ms per-layer time; range %.1f-%.1f",
 			 (double)e->weights_read_bytes / 1e9, e->decode_depth, bw_eff(acc),

@@ -9,6 +9,7 @@
  *   + recurrent layers x recurrent_layer_s
  *   + (MoE) layers x experts used x moe_expert_s
  *   + (CPU) active params x cpu_param_s / the CPU's FP32 TFLOPS (cpu_default_tflops when unknown)
+ *   + attention FLOPs at depth x decode_attention_cost / F (CPU: its FP32 TFLOPS)
  * with KV bytes counted x kv_read_factor.
  *
  * Prefill, seconds per prompt token (micro-batch ub):
@@ -33,6 +34,8 @@ typedef struct cr_speed_model {
 	/* Vulkan only: per GPU vendor (each its own driver and shader paths); 0 reads as 1 */
 	double vulkan_vendor_eff[CR_VENDOR_COUNT];
 	double kv_read_factor;
+	/* decode's attention FLOPs (QK^T, AV) cost this many FP16-peak FLOPs */
+	double decode_attention_cost;
 	double layer_s[CR_BACKEND_COUNT];
 	/* GPUs: per layer, this many bytes at 1000 GB/s; at bandwidth BW the
 	 * layer costs layer_bytes x sqrt(BW / 1000) / (decode efficiency x BW) */
