@@ -95,7 +95,12 @@ typedef struct cr_estimate_opts {
 				      cr_estimate_run_weights instead; when set, it overrides a preset's size */
 	bool swa_full;           /**< --swa-full: sliding layers keep the whole context */
 	cr_split split;          /**< multi-GPU mode */
-	int32_t gpu_layers;      /**< layers on accelerators, rest in system RAM; -1 = as many as fit */
+	int32_t gpu_layers;      /**< load_tensors slots on accelerators, llama.cpp -ngl N: the output
+				      layer (output norm and weight, or the tied token table's copy)
+				      first, then the last N - 1 repeating layers; 0 = none, n_layers + 1
+				      or more = all; the rest in system RAM; -1 = as many as fit
+				      (llama.cpp since PR 18148, December 2025:
+				      i_gpu_start = max(n_layer + 1 - N, 0)) */
 	bool cpu_moe;            /**< MoE expert tensors in system RAM (llama.cpp --cpu-moe) */
 	cr_workload workload;    /**< what the tier is judged on */
 	bool kv_unified;         /**< one KV stream shared by the sequences (llama.cpp --kv-unified) */
@@ -121,6 +126,10 @@ typedef struct cr_estimate_opts {
 				      an older build's rule where its logs are compared (builds of
 				      May 2024 to October 2025: 256 with flash attention, 32 without,
 				      PR 7257; PR 16812 to PR 17046: 1); at most 256 */
+	bool gpu_layers_repeating; /**< gpu_layers counts repeating layers only, the output layer on
+					the accelerators only when gpu_layers > n_layers: the rule of
+					llama.cpp before PR 18148 (December 2025; i_gpu_start =
+					n_layer - N), for comparing an older build's logs */
 } cr_estimate_opts;
 
 /** cr_estimate_opts.depth: decode with the whole context in the cache (the default). */
@@ -172,7 +181,7 @@ typedef struct cr_estimate_opts {
 	  .swa_full = false, .split = CR_SPLIT_LAYER, .gpu_layers = -1, .cpu_moe = false, \
 	  .workload = CR_WORKLOAD_CHAT, .kv_unified = false, .n_cpu_moe = 0,              \
 	  .mmproj_device_bytes = 0, .mmproj_host_bytes = 0, .n_outputs_max = 0,          \
-	  .kv_pad_cells = 0 }
+	  .kv_pad_cells = 0, .gpu_layers_repeating = false }
 
 /** Memory breakdown, bytes, summed over all devices of the rig. */
 typedef struct cr_memory {
@@ -254,7 +263,10 @@ typedef struct cr_estimate {
 	uint32_t max_context;      /**< largest context that fits (multiple of 256, ≤ model max); 0 = none
 				        (also when only a context below the 512-token minimum would: no-fit) */
 	double offload_fraction;   /**< share of layer bytes in system RAM (0: all on accelerators) */
-	uint32_t gpu_layers;       /**< repeating layers on accelerators */
+	uint32_t gpu_layers;       /**< repeating layers on accelerators (not the output layer:
+				        with opts.gpu_layers N, 1 <= N <= n_layers, it is N - 1;
+				        see output_layer_on_gpu) */
+	bool output_layer_on_gpu;  /**< the output layer (output norm and weight) is on an accelerator */
 	uint64_t free_bytes;       /**< usable memory left on the tier that limits */
 	double decode_tokens_per_s;  /**< at `decode_depth`; 0 if it does not fit */
 	double decode_tokens_per_s_low;  /**< out-of-sample 10th percentile of measured ÷ predicted */

@@ -127,11 +127,12 @@ int cr_plan_saturation(const cr_model *model, const cr_weights *w, const cr_rig 
 /** What an offload sweep varies. */
 typedef enum cr_sweep_kind {
 	CR_SWEEP_CPU_MOE = 0, /**< opts.n_cpu_moe from 0 (every expert on the GPUs) to n_layers (MoE only) */
-	CR_SWEEP_GPU_LAYERS   /**< opts.gpu_layers from n_layers (all on the GPUs) down to 0 */
+	CR_SWEEP_GPU_LAYERS   /**< opts.gpu_layers from n_layers + 1 (all on the GPUs, the output
+			           layer's slot included, as llama.cpp -ngl counts it) down to 0 */
 } cr_sweep_kind;
 
-/** Most points of a sweep: one per layer count, 0 to CR_MAX_LAYERS. */
-#define CR_PLAN_SWEEP_MAX (CR_MAX_LAYERS + 1)
+/** Most points of a sweep: one per slot count, 0 to CR_MAX_LAYERS + 1 (the output layer's slot). */
+#define CR_PLAN_SWEEP_MAX (CR_MAX_LAYERS + 2)
 
 /** One setting of an offload sweep. */
 typedef struct cr_sweep_point {
@@ -142,13 +143,16 @@ typedef struct cr_sweep_point {
 /**
  * The estimate of @p model with @p w on @p rig at every setting of @p kind,
  * in order of increasing offload (n_cpu_moe 0, 1, ... n_layers; gpu_layers
- * n_layers, n_layers - 1, ... 0), with @p opts otherwise (its cpu_moe,
- * n_cpu_moe and gpu_layers replaced; expert offload keeps every layer on
- * the GPUs, as llama.cpp -ngl 99 --n-cpu-moe N). *@p recommended is the index of the
+ * n_layers + 1, n_layers, ... 0, as current llama.cpp's -ngl counts the output
+ * layer first: n_layers + 1 everything, 1 the output layer alone), with @p opts
+ * otherwise (its cpu_moe, n_cpu_moe, gpu_layers and gpu_layers_repeating
+ * replaced; expert offload keeps every layer on the GPUs, as llama.cpp
+ * -ngl 99 --n-cpu-moe N). *@p recommended is the index of the
  * first point that fits opts->n_ctx, the least offload that does, or
  * SIZE_MAX when none does.
- * @param out receives *n points, at most @p cap (n_layers + 1 are needed).
- * @return 0; CR_ERR_INVALID for NULL arguments or @p cap below n_layers + 1;
+ * @param out receives *n points, at most @p cap (n_layers + 1 are needed for
+ *   n_cpu_moe, n_layers + 2 for gpu_layers; CR_PLAN_SWEEP_MAX is enough for any).
+ * @return 0; CR_ERR_INVALID for NULL arguments or @p cap below that;
  *   any error of cr_estimate_run_weights (CR_ERR_UNSUPPORTED for expert
  *   offload of a dense model or on a rig without GPUs and system RAM).
  */

@@ -179,7 +179,13 @@ extern const cli_enum_name cli_split_names[];
 	.help = "multi-GPU: layer (llama.cpp default) or tensor (tensor parallel)"
 #define CLI_O_GPU_LAYERS(T, f) \
 	.type = CLI_T_UINT, .name = "gpu-layers", .meta = "N", .off = CLI_OFF_SIZED(T, f, sizeof(unsigned)), \
-	.lo = 0, .hi = 100000, .help = "layers on the GPUs, the rest in system RAM (llama.cpp -ngl)"
+	.lo = 0, .hi = 100000, \
+	.help = "layers on the GPUs, the rest in system RAM, as llama.cpp -ngl counts them: the output layer first, " \
+		"then the last N-1 repeating layers (N > n_layer: all)"
+#define CLI_O_GPU_LAYERS_REPEATING(T, f) \
+	.type = CLI_T_FLAG, .name = "gpu-layers-repeating", .off = CLI_OFF_SIZED(T, f, sizeof(bool)), \
+	.help = "--gpu-layers N counts repeating layers only, the output layer on the GPUs only when N > n_layer " \
+		"(llama.cpp before PR 18148, December 2025)"
 #define CLI_O_CPU_MOE(T, f) \
 	.type = CLI_T_FLAG, .name = "cpu-moe", .off = CLI_OFF_SIZED(T, f, sizeof(bool)), \
 	.help = "keep MoE expert weights in system RAM (llama.cpp --cpu-moe)"

@@ -112,6 +112,7 @@ static const cli_opt_spec check_opts[] = {
 	  .help = "the layer split's proportion per GPU, in the rig's order (llama.cpp --tensor-split; "
 		  "default: each GPU's free memory)" },
 	{ CLI_O_GPU_LAYERS(check_cfg, opts.gpu_layers), .seen = CLI_AT(check_cfg, gpu_layers_given) },
+	{ CLI_O_GPU_LAYERS_REPEATING(check_cfg, opts.gpu_layers_repeating) },
 	{ CLI_O_CPU_MOE(check_cfg, opts.cpu_moe) },
 	{ CLI_O_N_CPU_MOE(check_cfg, opts.n_cpu_moe) },
 	{ CLI_O_DEPTH(check_cfg, opts.depth),

@@ -1918,6 +1918,115 @@ static void test_embedding_model(void **state)
 	assert_int_equal(e.tier, CR_TIER_FAST);
 }
 
+/* -ngl N as current llama.cpp counts it (src/llama-model.cpp load_tensors,
+ * since PR 18148: i_gpu_start = max(n_layer + 1 - N, 0), act_gpu_layers =
+ * min(N, n_layer + 1), the output layer slot n_layer): the output layer
+ * first, then the last N - 1 repeating layers. Worked by hand for
+ * Llama 3.1 8B (32 layers, vocab 128256, hidden 4096, untied) with exact
+ * weights of 4.5 bits per parameter, 8 030 261 248 x 9 / 16 =
+ * 4 517 021 952 B: the token table 128256 x 4096 x 0.5625 = 295 501 824
+ * (host), the output weight at Q6_K's 6.5625 bits (above the mix's mean)
+ * 128256 x 4096 x 0.8203125 = 430 940 160, a repeating layer (4 517 021 952 -
+ * 295 501 824 - 430 940 160) / 32 = 118 455 624. On the GPU:
+ *   -ngl 0: nothing;                 -ngl 1: the output weight, 430 940 160;
+ *   -ngl 32: 31 layers + output, 31 x 118 455 624 + 430 940 160 = 4 103 064 504;
+ *   -ngl 33: everything but the table, 4 517 021 952 - 295 501 824 = 4 221 520 128.
+ * The rule before PR 18148 (opts.gpu_layers_repeating: i_gpu_start = n_layer -
+ * N): -ngl 1 is one layer, 118 455 624; -ngl 32 every layer and not the output,
+ * 32 x 118 455 624 = 3 790 579 968. Two equal GPUs at -ngl 10: i_gpu_start 23,
+ * act 10, slot il on GPU 1 once (il - 23) / 10 >= 0.5: layers 23-27 on GPU 0,
+ * 28-31 and the output layer on GPU 1. */
+static void test_gpu_layers_count_output(void **state)
+{
+	const cr_model *m = ts_model("llama-3.1-8b");
+	cr_rig r = offload_rig(), two = fit_rig(12, 12, true);
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_weights w;
+	cr_estimate e, old1, new1, old32, new32;
+	cr_error err = CR_ERROR_INIT;
+	const uint64_t layer = 118455624, out = 430940160;
+
+	(void)state;
+	cr_weights_exact(4517021952ull, "Q4_K", &w);
+	o.gpu_layers = 0;
+	assert_int_equal(cr_estimate_run_weights(m, &w, &r, &o, &e, &err), CR_OK);
+	assert_int_equal(e.gpu_layers, 0);
+	assert_false(e.output_layer_on_gpu);
+	assert_close((double)e.memory.device_weights_bytes, 0, 2);
+	assert_true(e.offload_fraction == 1);
+
+	o.gpu_layers = 1;
+	assert_int_equal(cr_estimate_run_weights(m, &w, &r, &o, &new1, &err), CR_OK);
+	assert_int_equal(new1.gpu_layers, 0);
+	assert_true(new1.output_layer_on_gpu);
+	assert_true(new1.offload_fraction == 1);
+	assert_close((double)new1.memory.device_weights_bytes, (double)out, 2);
+
+	o.gpu_layers = 32;
+	assert_int_equal(cr_estimate_run_weights(m, &w, &r, &o, &new32, &err), CR_OK);
+	assert_int_equal(new32.gpu_layers, 31);
+	assert_true(new32.output_layer_on_gpu);
+	assert_close(new32.offload_fraction, 1.0 / 32, 1e-12);
+	assert_close((double)new32.memory.device_weights_bytes, 31.0 * layer + out, 2);
+
+	o.gpu_layers = 33;
+	assert_int_equal(cr_estimate_run_weights(m, &w, &r, &o, &e, &err), CR_OK);
+	assert_int_equal(e.gpu_layers, 32);
+	assert_true(e.output_layer_on_gpu);
+	assert_true(e.offload_fraction == 0);
+	assert_close((double)e.memory.device_weights_bytes, 4221520128.0, 2);
+	o.gpu_layers = 99; /* more than there are slots: the same */
+	assert_int_equal(cr_estimate_run_weights(m, &w, &r, &o, &old1, &err), CR_OK);
+	assert_int_equal(old1.memory.device_weights_bytes, e.memory.device_weights_bytes);
+
+	/* The old rule, for logs of builds before PR 18148. */
+	o.gpu_layers_repeating = true;
+	o.gpu_layers = 1;
+	assert_int_equal(cr_estimate_run_weights(m, &w, &r, &o, &old1, &err), CR_OK);
+	assert_int_equal(old1.gpu_layers, 1);
+	assert_false(old1.output_layer_on_gpu);
+	assert_close((double)old1.memory.device_weights_bytes, (double)layer, 2);
+	o.gpu_layers = 32;
+	assert_int_equal(cr_estimate_run_weights(m, &w, &r, &o, &old32, &err), CR_OK);
+	assert_int_equal(old32.gpu_layers, 32);
+	assert_false(old32.output_layer_on_gpu);
+	assert_true(old32.offload_fraction == 0);
+	assert_close((double)old32.memory.device_weights_bytes, 32.0 * layer, 2);
+	/* RAM: the old rule keeps the output weight there, the new one a layer
+	 * and that layer's KV cache (8192 cells x K and V x 8 heads x 128 x 2 B =
+	 * 32 MiB). */
+	assert_close((double)(old32.memory.host_bytes - new32.memory.host_bytes),
+		     (double)out - (double)layer - 33554432.0, 4);
+	/* Decode reads from RAM what stays there: the 431 MB output weight
+	 * (old -ngl 32) is slower than one 118 MB layer (new -ngl 32), and one
+	 * layer on the GPU (old -ngl 1) gains less than the output weight. */
+	assert_true(new32.decode_tokens_per_s > old32.decode_tokens_per_s);
+	assert_true(new1.decode_tokens_per_s > old1.decode_tokens_per_s);
+	o.gpu_layers = 33;
+	assert_int_equal(cr_estimate_run_weights(m, &w, &r, &o, &e, &err), CR_OK);
+	assert_true(e.output_layer_on_gpu);
+	assert_close((double)e.memory.device_weights_bytes, 4221520128.0, 2);
+
+	/* Two GPUs, -ngl 10: 5 layers | 4 layers + the output layer. */
+	o.gpu_layers_repeating = false;
+	o.gpu_layers = 10;
+	assert_int_equal(cr_estimate_run_weights(m, &w, &two, &o, &e, &err), CR_OK);
+	assert_int_equal(e.n_gpus, 2);
+	assert_false(e.gpus_filled);
+	assert_int_equal(e.gpus[0].layers, 5);
+	assert_false(e.gpus[0].output_layer);
+	assert_int_equal(e.gpus[1].layers, 4);
+	assert_true(e.gpus[1].output_layer);
+	assert_int_equal(e.gpus[1].weights_bytes, 4 * layer + out);
+	assert_int_equal(e.gpu_layers, 9);
+	/* The old rule: 10 layers, 18-22 | 23-27 ... i_gpu_start 22, act 10: 5 | 5, no output. */
+	o.gpu_layers_repeating = true;
+	assert_int_equal(cr_estimate_run_weights(m, &w, &two, &o, &e, &err), CR_OK);
+	assert_int_equal(e.gpus[0].layers, 5);
+	assert_int_equal(e.gpus[1].layers, 5);
+	assert_false(e.gpus[0].output_layer || e.gpus[1].output_layer);
+}
+
 /* --gpu-layers fixes the split; --cpu-moe moves the experts to RAM. */
 static void test_gpu_layers_and_cpu_moe(void **state)
 {
@@ -1926,14 +2035,16 @@ static void test_gpu_layers_and_cpu_moe(void **state)
 	cr_estimate half, all, moe, moe_cpu;
 
 	(void)state;
-	o.gpu_layers = 16;
+	o.gpu_layers = 17; /* the output layer and 16 repeating layers */
 	half = run(ts_model("llama-3.1-8b"), ts_quant("Q4_K_M"), &r, &o);
 	assert_close(half.offload_fraction, 0.5, 1e-12);
 	assert_int_equal(half.gpu_layers, 16);
-	o.gpu_layers = 32;
+	assert_true(half.output_layer_on_gpu);
+	o.gpu_layers = 33; /* n_layer + 1: every slot */
 	all = run(ts_model("llama-3.1-8b"), ts_quant("Q4_K_M"), &r, &o);
 	assert_true(all.offload_fraction == 0);
 	assert_int_equal(all.gpu_layers, 32);
+	assert_true(all.output_layer_on_gpu);
 	assert_true(all.decode_tokens_per_s > half.decode_tokens_per_s);
 	assert_true(all.memory.device_bytes > half.memory.device_bytes);
 
@@ -1974,7 +2085,7 @@ static void test_op_offload_copy(void **state)
 	o.n_ubatch = 16;
 	small_batch = run(ts_model("qwen3-235b-a22b"), ts_quant("Q8_0"), &r, &o);
 	o.cpu_moe = false;
-	o.gpu_layers = 94; /* every layer on the GPU: nothing in RAM */
+	o.gpu_layers = 95; /* n_layer + 1: every layer and the output on the GPU, nothing in RAM */
 	plain_small = run(ts_model("qwen3-235b-a22b"), ts_quant("Q8_0"), &r, &o);
 	assert_int_equal(small_batch.memory.compute_bytes, plain_small.memory.compute_bytes);
 
@@ -2588,6 +2699,7 @@ int main(void)
 		cmocka_unit_test(test_partial_offload),
 		cmocka_unit_test(test_embedding_model),
 		cmocka_unit_test(test_gpu_layers_and_cpu_moe),
+		cmocka_unit_test(test_gpu_layers_count_output),
 		cmocka_unit_test(test_op_offload_copy),
 		cmocka_unit_test(test_op_offload_no_gpu_layer),
 		cmocka_unit_test(test_memory_totals),

@@ -213,9 +213,11 @@ static void test_sweeps(void **state)
 			o.n_ctx = 32768;
 			assert_int_equal(cr_plan_sweep(m, &w, r, &o, rows[i].kind, pts, CR_PLAN_SWEEP_MAX, &n, &rec,
 						       &err), CR_OK);
-			assert_int_equal(n, m->n_layers + 1);
+			/* n_cpu_moe 0 .. n_layers; -ngl n_layers + 1 (every slot, the
+			 * output layer's counted) down to 0. */
+			assert_int_equal(n, m->n_layers + (rows[i].kind == CR_SWEEP_CPU_MOE ? 1 : 2));
 			for (size_t k = 0; k < n; k++) {
-				assert_int_equal(pts[k].value, rows[i].kind == CR_SWEEP_CPU_MOE ? k : m->n_layers - k);
+				assert_int_equal(pts[k].value, rows[i].kind == CR_SWEEP_CPU_MOE ? k : m->n_layers + 1 - k);
 				/* Nothing before the recommended point fits; it does. */
 				if (rec == SIZE_MAX || k < rec)
 					assert_false(pts[k].estimate.fits);
@@ -233,7 +235,7 @@ static void test_sweeps(void **state)
 			if (rows[i].kind == CR_SWEEP_CPU_MOE) {
 				/* Every layer's experts is --cpu-moe, to the byte and the token/s. */
 				o.cpu_moe = true;
-				o.gpu_layers = (int32_t)m->n_layers;
+				o.gpu_layers = (int32_t)m->n_layers + 1;
 				assert_int_equal(cr_estimate_run_weights(m, &w, r, &o, &all, &err), CR_OK);
 				assert_true(all.memory.device_bytes == pts[n - 1].estimate.memory.device_bytes);
 				assert_true(all.memory.host_bytes == pts[n - 1].estimate.memory.host_bytes);
@@ -550,7 +552,8 @@ static void test_draft_refit(void **state)
 	assert_true(fabs(p.target.decode_tokens_per_s - alone.decode_tokens_per_s) < 1e-9 * alone.decode_tokens_per_s);
 	assert_true(fabs(p.speedup - p.tokens_per_s / alone.decode_tokens_per_s) < 1e-9);
 	/* A placement the user gave is kept: no refit. */
-	o.gpu_layers = (int32_t)alone.gpu_layers;
+	assert_true(alone.output_layer_on_gpu);
+	o.gpu_layers = (int32_t)alone.gpu_layers + 1; /* -ngl counts the output layer */
 	assert_int_equal(cr_plan_draft(t, &w, d, &dw, r, &o, 3, 0.6, &p, &err), CR_OK);
 	assert_int_equal(p.target.gpu_layers, alone.gpu_layers);
 }

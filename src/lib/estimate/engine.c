@@ -654,7 +654,7 @@ int cr_engine_estimate(cr_engine_profile *p, const cr_model *model, const cr_wei
 		bool accel = has_accelerator(rig);
 
 		if (accel && out->offload_fraction > 0) {
-			g.gpu_layers = (int32_t)model->n_layers;
+			g.gpu_layers = (int32_t)model->n_layers + 1; /* every slot, the output layer's too */
 			g.cpu_moe = false;
 		}
 		/* lo: the first multiple that may fit; hi: the last below the context. */

@@ -537,18 +537,20 @@ static double cpu_moe_share(const cr_model *m, const cr_estimate_opts *o)
  * (n_embd x n_ff) when dense layers do. Logged: Qwen3-235B-A22B Q8_0, every
  * expert on the CPU, ubatch 512, 32k: CUDA0 compute 1024.00 MiB = 816 (one
  * Q8_0 expert tensor: 128 x 4096 x 1536 x 8.5 bits) + 208 (the FFN peak);
- * bench/data/gpu_memory_logs.csv row 2. When layers are in RAM the output
- * layer is too (llama.cpp offloads it only when n_gpu_layers > n_layer:
- * llama-model.cpp load_tensors), and the output matmul is offloaded the same
- * way: its weight (vocab x n_embd, kept at Q6_K or better by llama-quantize's
+ * bench/data/gpu_memory_logs.csv row 2. When the output layer is in RAM
+ * with the layers (llama.cpp before PR 18148 offloaded it only when
+ * n_gpu_layers > n_layer; clefrun's own spill of layers still leaves it
+ * there: gpu_placement below), the output matmul is offloaded the same way:
+ * its weight (vocab x n_embd, kept at Q6_K or better by llama-quantize's
  * output-tensor rule, llama-quant.cpp) beside the logits (vocab x n_ubatch
  * F32) and the hidden rows. Logged: Pythia-2.8B Q4_0, -ngl 10, ubatch 512:
  * CUDA0 compute 203.99 MiB, with flash attention on and off, = 100.74 (the
  * Q6_K output weight) + 98.25 (logits) + 5.00 (one hidden row); the same run
  * with every layer on the GPU: 103.25 and 162.00 (rows 109 to 111). Metal
  * needs no copy; a rig without a system RAM tier has no host-resident
- * weight to copy. @p layers_in_ram: dense layers (and so the output layer)
- * in RAM; else only routed experts are (--cpu-moe, --n-cpu-moe).
+ * weight to copy. @p layers_in_ram: the output layer in RAM (and dense
+ * layers with it); else only repeating layers' weights are, routed experts
+ * (--cpu-moe, --n-cpu-moe) or whole layers with the output layer on a GPU.
  * Returns the bytes the copy adds to that buffer, 0 when there is none.
  */
 #define OP_OFFLOAD_MIN_BATCH 32
@@ -603,7 +605,11 @@ typedef struct plan {
 	double mm_dev;      /* a vision projector on the first accelerator */
 	double compute;     /* one compute buffer */
 	double offload;     /* what op offload adds to the first GPU's compute buffer */
-	double out_moved;   /* output-layer weight bytes moved to RAM with the layers (below) */
+	double out_moved;   /* output-layer weight bytes moved to RAM with the layers (below);
+			     * negative when the output layer stays on the accelerators
+			     * while the repeating layers' share f is in RAM */
+	bool out_acc;       /* the output layer is on the accelerators */
+	double out_w;       /* its weight (slots.out_w) */
 	double mapped;      /* Metal: file bytes mapped beyond the offloaded tensors (tiers) */
 	double free_bytes;  /* left on the limiting tier */
 	cr_gpu_use gpus[CR_MAX_GPUS]; /* the layer split over several accelerators (split_gpus) */
@@ -901,17 +907,23 @@ static void split_gpus(const cr_model *m, const cr_estimate_opts *o, const slots
 	 * act_gpu_layers n_layer + 1); the fit's slots (fit_gpus: n_gpu_layers
 	 * their sum, so i_gpu_start = n_layer + 1 - it, the output layer among
 	 * them); or, with layers in RAM otherwise, the last g = (1 - f) x n_layer
-	 * and not the output layer (estimate.h gpu_layers; i_gpu_start n_layer -
-	 * g, act_gpu_layers g, as load_tensors had it before it counted the
-	 * output layer among n_gpu_layers). */
+	 * and the output layer when it is on the GPUs (gpu_placement: -ngl g + 1,
+	 * i_gpu_start n_layer - g, act_gpu_layers g + 1), else not (clefrun's
+	 * own spill, or the rule before PR 18148: i_gpu_start n_layer - g,
+	 * act_gpu_layers g). */
 	if (p->filled) {
 		ngl = p->fill_slots;
 		start = n_layer + 1 - ngl;
+	} else if (p->f > 0 || !p->out_acc) {
+		uint32_t g = (uint32_t)((1.0 - p->f) * n_layer + 0.5);
+
+		if (g > n_layer)
+			g = n_layer;
+		start = n_layer - g;
+		ngl = g + (p->out_acc ? 1 : 0);
 	} else {
-		ngl = p->f > 0 ? (uint32_t)((1.0 - p->f) * n_layer + 0.5) : n_layer + 1;
-		if (ngl > n_layer + 1)
-			ngl = n_layer + 1;
-		start = p->f > 0 ? n_layer - (ngl < n_layer ? ngl : n_layer) : 0;
+		ngl = n_layer + 1;
+		start = 0;
 	}
 	act = ngl;
 	for (uint32_t il = start; act && il <= n_layer && (il - start) < act; il++) {
@@ -957,6 +969,39 @@ static void split_gpus(const cr_model *m, const cr_estimate_opts *o, const slots
 		u->margin_bytes = (int64_t)u->usable_bytes - (int64_t)u->total_bytes;
 	}
 	p->n_gpus = n;
+}
+
+/*
+ * -ngl N (opts.gpu_layers) as llama.cpp's load_tensors places it
+ * (src/llama-model.cpp, llama_model::load_tensors):
+ *
+ *     const int i_gpu_start = std::max(n_layer_all + 1 - n_gpu_layers, 0);
+ *     const int act_gpu_layers = devices.empty() ? 0 : std::min(n_gpu_layers, n_layer_all + 1);
+ *
+ * slot il goes to a GPU when i_gpu_start <= il < i_gpu_start + act_gpu_layers,
+ * and the output layer (output norm and weight, or the tied token table's
+ * copy) is slot n_layer (dev_output = get_layer_buft_list(n_layer)). So N
+ * counts the output layer first: N = 0 puts nothing on the GPUs, 1 <= N <=
+ * n_layer the output layer and the last N - 1 repeating layers, N >= n_layer
+ * + 1 everything. PR 18148 (ggml-org/llama.cpp, "llama: offload output layer
+ * to GPU first", December 2025) made it so; before it i_gpu_start was
+ * max(n_layer - N, 0) with the same act_gpu_layers (src/llama-model.cpp at
+ * commit 00342301d01add50835550e8a916f12097d94517), so N counted repeating
+ * layers and the output layer went to a GPU only with N > n_layer, the rule
+ * opts.gpu_layers_repeating keeps for older builds' logs.
+ * Sets the repeating layers on the GPUs and whether the output layer is.
+ */
+static void gpu_placement(const cr_model *m, const cr_estimate_opts *o, uint32_t *repeating, bool *output)
+{
+	uint32_t n = (uint32_t)o->gpu_layers, nl = m->n_layers;
+
+	if (o->gpu_layers_repeating) {
+		*repeating = n < nl ? n : nl;
+		*output = n > nl;
+		return;
+	}
+	*repeating = n == 0 ? 0 : n - 1 < nl ? n - 1 : nl;
+	*output = n >= 1;
 }
 
 static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_opts *o,
@@ -1021,10 +1066,13 @@ static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_op
 	margin_acc = (double)o->headroom_bytes * t->n_acc;
 	slots_init(m, o, weights, dev_w, emb, p->expert_sys, &sl);
 
+	p->out_w = sl.out_w;
+	p->out_acc = true; /* every slot, until a placement says otherwise */
 	if (o->gpu_layers >= 0) {
-		double on = (uint32_t)o->gpu_layers < m->n_layers ? (double)o->gpu_layers : (double)m->n_layers;
+		uint32_t on;
 
-		p->f = 1.0 - on / m->n_layers;
+		gpu_placement(m, o, &on, &p->out_acc);
+		p->f = 1.0 - (double)on / m->n_layers;
 	} else if (p->layer_bytes + compute * t->n_acc + p->unified_host + mm_dev + (p->expert_sys > 0 ? offload : 0) +
 				   (p->expert_sys > 0 ? 0 : t->mapped_extra) >
 			   t->acc_cap &&
@@ -1062,13 +1110,23 @@ static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_op
 				*p = q;
 		}
 	}
-	p->offload = p->filled ? p->fill_offload : p->f > 0 ? offload_layers : p->expert_sys > 0 ? offload : 0;
-	/* With layers in RAM the output layer is in RAM too (llama.cpp offloads it
-	 * only when n_gpu_layers > n_layer): its weight, which layer_bytes spreads
-	 * over the layers, leaves the accelerators (op offload copies it back
-	 * into the compute buffer, above). */
-	if (p->f > 0 && t->has_sys && !p->filled)
-		p->out_moved = (1.0 - p->f) * output_weight_bytes(m, weights);
+	/* Placed by clefrun: every slot, the fit's (the output layer's among
+	 * them), or a spill of layers that leaves the output layer in RAM. */
+	if (o->gpu_layers < 0)
+		p->out_acc = p->f == 0 || p->filled;
+	/* Op offload's copy: with the output layer in RAM its weight (beside the
+	 * logits); with it on a GPU a repeating layer's matmul weight. */
+	p->offload = p->filled ? p->fill_offload
+		   : !p->out_acc ? offload_layers
+		   : p->f > 0 || p->expert_sys > 0 ? offload : 0;
+	/* layer_bytes spreads the output layer's weight over the layers. With
+	 * the layers' share f in RAM and the output layer in RAM too (clefrun's
+	 * own spill, or -ngl N <= n_layer before PR 18148: gpu_placement) its
+	 * weight leaves the accelerators (op offload copies it back into the
+	 * compute buffer, above); with the output layer on a GPU (-ngl N >= 1)
+	 * its whole weight stays there, f of it moved back from RAM. */
+	if ((p->f > 0 || !p->out_acc) && t->has_sys && !p->filled)
+		p->out_moved = p->out_acc ? -p->f * p->out_w : (1.0 - p->f) * output_weight_bytes(m, weights);
 	/* Every layer on a Metal GPU: the mapping spans the whole file (tiers_for_weights);
 	 * with layers or experts in RAM the range depends on which, and is not modelled. */
 	if (p->f == 0 && p->expert_sys == 0)
@@ -1106,7 +1164,7 @@ static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_op
 	p->fits = free_acc >= 0;
 	p->tight = free_acc < margin_acc;
 	p->free_bytes = free_acc;
-	if (t->has_sys && (p->f > 0 || p->expert_sys > 0)) {
+	if (t->has_sys && (p->f > 0 || p->expert_sys > 0 || !p->out_acc)) {
 		double free_sys = t->sys_cap - sys_bytes;
 
 		p->fits = p->fits && free_sys >= 0;
@@ -1390,24 +1448,20 @@ static double decode_attention_rate(const cr_device *d)
 }
 
 /* Seconds per token of decode's attention arithmetic against `depth`
- * cached tokens (QK^T and AV, attention_flops): on the accelerators for
- * their share of the layers, on the CPU (its FP32 figure) for the rest.
- * Left out, so the figure is the memory-bound one, where a GPU lacks an
- * FP16 figure. */
+ * cached tokens (QK^T and AV, attention_flops) on the accelerators, for
+ * their share of the layers. Left out where a GPU lacks an FP16 figure
+ * (the figure is then the memory-bound one), and on the CPU: the
+ * calibration has no CPU row at depth, so a cost fitted on GPUs is not
+ * carried over (docs/accuracy.md "Speed: limits"). */
 static double decode_attention_s(const cr_model *m, const cr_rig *r, const tiers *t, const cr_estimate_opts *o,
-				 const plan *p, const cr_device *sys, uint32_t depth)
+				 const plan *p, uint32_t depth)
 {
-	double flops = attention_flops(m, depth), time = 0, cpu = t->n_acc ? p->f : 1.0;
-
-	if (t->n_acc && p->f < 1.0) {
-		for (unsigned g = 0; g < r->n_devices; g++)
-			if (r->devices[g].kind != CR_MEM_SYSTEM && !(decode_attention_rate(&r->devices[g]) > 0))
-				return 0;
-		time += acc_time(r, t, o, (1.0 - p->f) * flops, decode_attention_rate);
-	}
-	if (cpu > 0)
-		time += cpu * flops * cr_speed.decode_attention_cost / (cpu_tflops(sys) * 1e12);
-	return time;
+	if (!t->n_acc || !(p->f < 1.0))
+		return 0;
+	for (unsigned g = 0; g < r->n_devices; g++)
+		if (r->devices[g].kind != CR_MEM_SYSTEM && !(decode_attention_rate(&r->devices[g]) > 0))
+			return 0;
+	return acc_time(r, t, o, (1.0 - p->f) * attention_flops(m, depth), decode_attention_rate);
 }
 
 typedef struct decode_out {
@@ -1432,12 +1486,20 @@ static void decode(const cr_model *m, const profile *pf, const cr_estimate_opts 
 	double w_read = (weights - (m->tied_embeddings ? 0 : emb)) * (double)m->active_params /
 			(double)m->params;
 	double kv = (double)kv_bytes_at(m, pf, o, depth) + (double)pf->state_bytes;
-	double expert_read = 0, sys_w, cpu_share, layers_acc, time;
+	double expert_read = 0, out_read = 0, sys_w, cpu_share, layers_acc, time;
 	const cr_device *sys = first_system(r), *acc = primary(r);
 
 	if ((o->cpu_moe || o->n_cpu_moe) && m->experts_total)
 		expert_read = p->expert_sys * m->experts_used / m->experts_total;
-	sys_w = expert_read + p->f * (w_read - expert_read);
+	/* With layers in RAM the output layer's weight is read from where it
+	 * sits, a GPU or RAM (gpu_placement), not in the share f that the
+	 * layers' bytes have; w_read holds it scaled as every weight. */
+	if (t->n_acc && (p->f > 0 || !p->out_acc)) {
+		out_read = p->out_w * (double)m->active_params / (double)m->params;
+		if (out_read > w_read - expert_read)
+			out_read = w_read - expert_read;
+	}
+	sys_w = expert_read + p->f * (w_read - expert_read - out_read) + (p->out_acc ? 0 : out_read);
 	d->weights_read = w_read;
 	d->sys_read = t->n_acc ? sys_w + p->f * kv : w_read + kv;
 	d->acc_read = w_read + kv - d->sys_read;
@@ -1471,7 +1533,7 @@ static void decode(const cr_model *m, const profile *pf, const cr_estimate_opts 
 	d->fixed_s = time;
 	/* Attention arithmetic grows with each sequence's depth, so it is not
 	 * one of the per-step fixed costs (decode_fixed_s, docs/plans.md). */
-	time += decode_attention_s(m, r, t, o, p, sys, depth);
+	time += decode_attention_s(m, r, t, o, p, depth);
 	if (t->n_acc && d->acc_read > 0) {
 		/* KV bytes are read by the attention kernels at a lower rate
 		 * than the weights (kv_read_factor). */
@@ -1536,10 +1598,17 @@ static double prefill_tps(const cr_model *m, const profile *pf, const cr_estimat
 		/* llama.cpp runs large batches of layers kept in RAM on the GPU
 		 * too, copying their weights over the bus once per micro-batch
 		 * (ggml-backend op offload, batches >= 32). */
-		if (p->f > 0 || p->expert_sys > 0) {
+		if (p->f > 0 || p->expert_sys > 0 || !p->out_acc) {
 			double link = (r->interconnect_gbs > 0 ? r->interconnect_gbs
 							       : CR_TP_DEFAULT_LINK_GBS) * 1e9;
-			double sys_w = p->f * (weights - embedding_bytes(m, weights)) + p->expert_sys;
+			/* The repeating layers' share f and the output layer when it
+			 * is in RAM (gpu_placement); a tied output matrix is the
+			 * token table, outside weights - emb. */
+			bool tied = m->tied_embeddings || m->task == CR_TASK_EMBEDDING;
+			double rest = weights - embedding_bytes(m, weights) - (tied ? 0 : p->out_w);
+			double sys_w = p->f * (rest > 0 ? rest : 0) + (p->out_acc ? 0 : p->out_w);
+
+			sys_w += p->expert_sys;
 
 			time += sys_w / link / ub;
 		}
@@ -1583,7 +1652,7 @@ static void speed_confidence(const cr_model *m, const cr_rig *r, const tiers *t,
 		if (cr_speed_cells[i].backend == d->backend && cr_speed_cells[i].mem == mt &&
 		    cr_speed_cells[i].vendor == v)
 			c = &cr_speed_cells[i];
-	if (t->n_acc && (p->f > 0 || p->expert_sys > 0))
+	if (t->n_acc && (p->f > 0 || p->expert_sys > 0 || !p->out_acc))
 		snprintf(why, sizeof(why), "layers or experts in system RAM: no measured rows");
 	else if (t->n_acc > 1 && o->split == CR_SPLIT_TENSOR)
 		snprintf(why, sizeof(why), "tensor split: no measured llama.cpp rows");
@@ -1740,6 +1809,7 @@ static void fill_devices(const cr_model *m, const cr_rig *r, const tiers *t, con
 	double mm = p->mm_dev;           /* a projector: clip takes the first GPU (vision.h) */
 
 	out->gpu_layers = t->n_acc ? (uint32_t)(layers_acc + 0.5) : 0;
+	out->output_layer_on_gpu = t->n_acc && p->out_acc;
 	for (unsigned g = 0; g < r->n_devices; g++) {
 		const cr_device *d = &r->devices[g];
 		cr_device_use *u = &out->devices[g];

@@ -181,6 +181,7 @@ int cr_plan_sweep(const cr_model *m, const cr_weights *w, const cr_rig *r, const
 		  cr_error *err)
 {
 	cr_estimate_opts at;
+	uint32_t last;
 	int rc;
 
 	if (n)
@@ -191,23 +192,28 @@ int cr_plan_sweep(const cr_model *m, const cr_weights *w, const cr_rig *r, const
 		return cr_seterr(err, CR_ERR_INVALID, "sweep: missing model, weights, rig, options or output");
 	if (!m->n_layers || m->n_layers > CR_MAX_LAYERS)
 		return cr_seterr(err, CR_ERR_INVALID, "model %s: incomplete architecture", m->id);
-	if (cap < (size_t)m->n_layers + 1)
-		return cr_seterr(err, CR_ERR_INVALID, "sweep: room for %zu points, %u needed", cap,
-				 m->n_layers + 1);
+	/* -ngl counts the output layer among its n_layers + 1 slots
+	 * (estimate.c gpu_placement): n_layers + 1 puts everything on the GPUs,
+	 * n_layers leaves the first repeating layer in RAM, 1 keeps only the
+	 * output layer there, 0 none; n_cpu_moe runs 0 to n_layers. */
+	last = kind == CR_SWEEP_CPU_MOE ? m->n_layers : m->n_layers + 1;
+	if (cap < (size_t)last + 1)
+		return cr_seterr(err, CR_ERR_INVALID, "sweep: room for %zu points, %u needed", cap, last + 1);
 	at = *o;
 	at.cpu_moe = false;
 	at.n_cpu_moe = 0;
 	at.gpu_layers = -1;
-	for (uint32_t i = 0; i <= m->n_layers; i++) {
+	at.gpu_layers_repeating = false;
+	for (uint32_t i = 0; i <= last; i++) {
 		cr_sweep_point *p = &out[i];
 
 		/* Expert offload keeps every layer on the GPUs (llama.cpp -ngl 99
 		 * --n-cpu-moe N), not the auto-fit's spill of whole layers. */
 		if (kind == CR_SWEEP_CPU_MOE) {
 			at.n_cpu_moe = p->value = i;
-			at.gpu_layers = (int32_t)m->n_layers;
+			at.gpu_layers = (int32_t)m->n_layers + 1;
 		} else {
-			at.gpu_layers = (int32_t)(p->value = m->n_layers - i);
+			at.gpu_layers = (int32_t)(p->value = last - i);
 		}
 		if ((rc = cr_estimate_run_weights(m, w, r, &at, &p->estimate, err)))
 			return rc;
@@ -306,7 +312,7 @@ int cr_plan_fixes(const cr_model *m, const cr_weights *w, const cr_rig *r, const
 		case CR_FIX_N_CPU_MOE:
 			if (!m->experts_total || o->cpu_moe || !has_ram_and_gpu(r))
 				break;
-			f.opts.gpu_layers = (int32_t)m->n_layers;
+			f.opts.gpu_layers = (int32_t)m->n_layers + 1; /* every slot (-ngl counts the output layer) */
 			for (uint32_t i = o->n_cpu_moe + 1; i <= m->n_layers; i++) {
 				f.opts.n_cpu_moe = i;
 				if (try_fix(m, w, r, &f.opts, &f.estimate)) {
@@ -316,9 +322,11 @@ int cr_plan_fixes(const cr_model *m, const cr_weights *w, const cr_rig *r, const
 			}
 			break;
 		case CR_FIX_GPU_LAYERS: {
-			uint32_t top = o->gpu_layers >= 0 && (uint32_t)o->gpu_layers < m->n_layers
+			/* Below the given count, or below every slot: n_layers + 1 with
+			 * the output layer (estimate.c gpu_placement). */
+			uint32_t top = o->gpu_layers >= 0 && (uint32_t)o->gpu_layers <= m->n_layers
 					       ? (uint32_t)o->gpu_layers
-					       : m->n_layers;
+					       : m->n_layers + 1;
 
 			if (!has_ram_and_gpu(r))
 				break;
@@ -574,7 +582,7 @@ static int32_t refit_layers(const cr_model *m, const cr_weights *wt, const cr_ri
 	if (o->gpu_layers >= 0 || o->cpu_moe || o->n_cpu_moe || !has_ram_and_gpu(r))
 		return -1;
 	to.n_outputs_max = (o->n_seq ? o->n_seq : 1) * (k + 1);
-	for (int64_t i = m->n_layers; i >= 0; i--) {
+	for (int64_t i = (int64_t)m->n_layers + 1; i >= 0; i--) { /* n_layers + 1: every slot */
 		to.gpu_layers = (int32_t)i;
 		if (cr_estimate_run_weights(m, wt, r, &to, &t, NULL) == CR_OK &&
 		    pair_fits(r, &t, d, extra_out, o->headroom_bytes))

@@ -9,7 +9,7 @@
  *   + recurrent layers x recurrent_layer_s
  *   + (MoE) layers x experts used x moe_expert_s
  *   + (CPU) active params x cpu_param_s / the CPU's FP32 TFLOPS (cpu_default_tflops when unknown)
- *   + attention FLOPs at depth x decode_attention_cost / F (CPU: its FP32 TFLOPS)
+ *   + (GPUs) attention FLOPs at depth x decode_attention_cost / F
  * with KV bytes counted x kv_read_factor.
  *
  * Prefill, seconds per prompt token (micro-batch ub):
