@@ -1265,7 +1265,7 @@ static void test_decode_layers_and_memory(void **state)
 }
 
 /* Confidence: measured rows back a dense 8B on an NVIDIA GDDR card; none
- * back a hybrid model on an AMD GDDR card under ROCm, Metal on HBM, or a
+ * back a hybrid model on an NVIDIA HBM card under CUDA, Metal on HBM, or a
  * custom Vulkan device of no stated vendor. */
 static void test_speed_confidence(void **state)
 {
@@ -1277,9 +1277,10 @@ static void test_speed_confidence(void **state)
 	assert_string_equal(e.decode_note, "");
 	assert_string_equal(e.prefill_note, "");
 	assert_true(e.decode_error_pct > 0 && e.prefill_error_pct > 0);
-	r.devices[0].backend = CR_BACKEND_ROCM;
+	r.devices[0].mem_type = CR_MEMTYPE_HBM;
 	e = run_ctx("clef-flash", "Q4_K_M", &r, 8192);
 	assert_non_null(strstr(e.decode_note, "hybrid"));
+	r.devices[0].mem_type = CR_MEMTYPE_AUTO;
 	r.devices[0].backend = CR_BACKEND_METAL;
 	r.devices[0].mem_type = CR_MEMTYPE_HBM;
 	e = run_ctx("llama-3.1-8b", "Q4_K_M", &r, 8192);
@@ -1374,8 +1375,11 @@ static void test_prefill_int8_rate(void **state)
 	assert_true(prefill_s(&same, "Q4_K_M", 0) == prefill_s(&base, "Q4_K_M", 0));
 	assert_true(prefill_s(&dp4a, "Q4_K_M", 0) < 0.9 * prefill_s(&base, "Q4_K_M", 0));
 	assert_true(prefill_s(&dp4a, "F16", 0) == prefill_s(&base, "F16", 0));
+	/* Attention at depth keeps the FP16 rate; it shares the GEMMs' overlap
+	 * with the weight reads (gemm_time), so the increments agree to 1 %. */
 	assert_close(prefill_s(&dp4a, "Q4_K_M", 8192) - prefill_s(&dp4a, "Q4_K_M", 0),
-		     prefill_s(&base, "Q4_K_M", 8192) - prefill_s(&base, "Q4_K_M", 0), 1e-15);
+		     prefill_s(&base, "Q4_K_M", 8192) - prefill_s(&base, "Q4_K_M", 0),
+		     0.01 * (prefill_s(&base, "Q4_K_M", 8192) - prefill_s(&base, "Q4_K_M", 0)));
 }
 
 /* Prefill on a Volta GPU (compute_capability 7.0): at a micro-batch of 64

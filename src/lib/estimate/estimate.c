@@ -1556,6 +1556,41 @@ static void decode(const cr_model *m, const profile *pf, const cr_estimate_opts 
 	d->tps = 1.0 / time;
 }
 
+/* Seconds per prompt token of the weight GEMMs on one device: their
+ * arithmetic (`flops` of weights, `attn` of attention) and their reading of
+ * the weights once per micro-batch (`bytes`) overlap in part, so the two
+ * times add in quadrature, between their sum and their maximum
+ * (docs/accuracy.md "Speed: the model"). */
+static double gemm_time(const cr_device *d, double flops, double attn, double bytes, bool f16)
+{
+	double compute = flops / (f16 ? prefill_rate_f16 : mmq_rate)(d) +
+			 attn / (f16 ? attention_rate_f16 : attention_rate)(d);
+
+	return hypot(compute, bytes / decode_rate(d));
+}
+
+/* gemm_time on the accelerators, each device doing its share (acc_time:
+ * layer split in turn, tensor split at once). */
+static double acc_gemm_time(const cr_rig *r, const tiers *t, const cr_estimate_opts *o, double flops, double attn,
+			    double bytes, bool f16)
+{
+	double total = 0, slowest = 0;
+
+	for (unsigned g = 0; g < r->n_devices; g++) {
+		const cr_device *d = &r->devices[g];
+		double share, tm;
+
+		if (d->kind == CR_MEM_SYSTEM)
+			continue;
+		share = d->count * device_usable(d) / t->acc_usable;
+		tm = share * gemm_time(d, flops, attn, bytes, f16);
+		total += tm;
+		if (tm / d->count > slowest)
+			slowest = tm / d->count;
+	}
+	return o->split == CR_SPLIT_TENSOR ? slowest : total;
+}
+
 /* Prefill tokens/s for a prompt of `prompt` tokens after `depth` cached
  * tokens (docs/accuracy.md "Prefill"); 0 when a device doing the work has
  * no FP16 TFLOPS figure. `f16`: the weights are F16/BF16 (GEMM path). */
@@ -1580,21 +1615,19 @@ static double prefill_tps(const cr_model *m, const profile *pf, const cr_estimat
 	if (ub < 1)
 		ub = 1;
 	/* Each expert's GEMM sees ub x used / total tokens of a micro-batch
-	 * and runs at m / (m + m0) of a dense GEMM's efficiency. */
+	 * and runs at sqrt(m / (m + m0)) of a dense GEMM's efficiency. */
 	if (a_exp > 0) {
 		double mt = ub * m->experts_used / m->experts_total;
 
-		flops += 2.0 * a_exp * (mt + k->moe_half_tokens) / mt;
+		flops += 2.0 * a_exp / sqrt(mt / (mt + k->moe_expert_tokens));
 	}
 	attn = attention_flops(m, depth + prompt / 2.0);
 	if (t->n_acc) {
 		for (unsigned g = 0; g < r->n_devices; g++)
 			if (r->devices[g].kind != CR_MEM_SYSTEM && r->devices[g].fp16_tflops <= 0)
 				return 0; /* unknown: no figure for a device that does work */
-		time += acc_time(r, t, o, flops, f16 ? prefill_rate_f16 : mmq_rate) +
-			acc_time(r, t, o, attn, f16 ? attention_rate_f16 : attention_rate) +
-			acc_time(r, t, o, w_all / ub + kv_pass, decode_rate) + m->n_layers * k->prefill_layer_s / ub +
-			volta_moe_s(m, r, t, o, ub, f16);
+		time += acc_gemm_time(r, t, o, flops, attn, w_all / ub, f16) + acc_time(r, t, o, kv_pass, decode_rate) +
+			m->n_layers * k->prefill_layer_s / ub + volta_moe_s(m, r, t, o, ub, f16);
 		/* llama.cpp runs large batches of layers kept in RAM on the GPU
 		 * too, copying their weights over the bus once per micro-batch
 		 * (ggml-backend op offload, batches >= 32). */
@@ -1621,10 +1654,8 @@ static double prefill_tps(const cr_model *m, const profile *pf, const cr_estimat
 	} else {
 		if (!sys || sys->fp16_tflops <= 0)
 			return 0;
-		time += flops / ((f16 ? prefill_rate_f16 : mmq_rate)(sys) * sys->count) +
-			attn / ((f16 ? attention_rate_f16 : attention_rate)(sys) * sys->count) +
-			(w_all / ub + kv_pass) / decode_rate(sys) +
-			m->n_layers * k->prefill_layer_s / ub;
+		time += gemm_time(sys, flops / sys->count, attn / sys->count, w_all / ub, f16) +
+			kv_pass / decode_rate(sys) + m->n_layers * k->prefill_layer_s / ub;
 	}
 	return time > 0 ? 1.0 / time : 0;
 }

@@ -1,6 +1,6 @@
 /*
  * Speed-model constants, written by `bench/speed-calibration --emit-c` from
- * 1025 measured llama.cpp rows of 108 sources in bench/data/ (docs/accuracy.md:
+ * 1124 measured llama.cpp rows of 113 sources in bench/data/ (docs/accuracy.md:
  * the model, the fit, and its leave-one-source-out error). Do not edit by
  * hand: change the data or the model and re-run the script.
  */
@@ -8,56 +8,56 @@
 
 const cr_speed_model cr_speed = {
 	/* decode: achievable share of peak bandwidth per memory class (CPU rows: DDR) */
-	.decode_eff = { [CR_MEMTYPE_AUTO] = 0.8242, [CR_MEMTYPE_HBM] = 0.5873, [CR_MEMTYPE_GDDR] = 0.8242, [CR_MEMTYPE_LPDDR] = 0.8251, [CR_MEMTYPE_DDR] = 0.7366 },
+	.decode_eff = { [CR_MEMTYPE_AUTO] = 0.8422, [CR_MEMTYPE_HBM] = 0.5801, [CR_MEMTYPE_GDDR] = 0.8422, [CR_MEMTYPE_LPDDR] = 0.8402, [CR_MEMTYPE_DDR] = 0.7367 },
 	/* per backend, and per (backend, memory class: AUTO, HBM, GDDR, LPDDR, DDR) */
-	.backend_eff = { [CR_BACKEND_CUDA] = 1.0000, [CR_BACKEND_METAL] = 0.9774, [CR_BACKEND_ROCM] = 0.9861, [CR_BACKEND_VULKAN] = 0.9475, [CR_BACKEND_CPU] = 1.0000 },
+	.backend_eff = { [CR_BACKEND_CUDA] = 1.0000, [CR_BACKEND_METAL] = 0.9760, [CR_BACKEND_ROCM] = 0.9730, [CR_BACKEND_VULKAN] = 0.9483, [CR_BACKEND_CPU] = 1.0000 },
 	.cell_eff = {
-		[CR_BACKEND_CUDA] = { 1, 0.9815, 1.1240, 1.0853, 1.0000 },
-		[CR_BACKEND_METAL] = { 1, 1.0000, 1.0000, 0.9649, 1.0000 },
-		[CR_BACKEND_ROCM] = { 1, 0.9751, 1.0029, 1.0004, 1.0000 },
-		[CR_BACKEND_VULKAN] = { 1, 1.0000, 0.9241, 0.9946, 1.0000 },
+		[CR_BACKEND_CUDA] = { 1, 1.0111, 1.1256, 1.0825, 1.0000 },
+		[CR_BACKEND_METAL] = { 1, 1.0000, 1.0000, 0.9628, 1.0000 },
+		[CR_BACKEND_ROCM] = { 1, 0.9437, 1.0064, 1.0088, 1.0000 },
+		[CR_BACKEND_VULKAN] = { 1, 1.0000, 0.9245, 0.9955, 1.0000 },
 		[CR_BACKEND_CPU] = { 1, 1.0000, 1.0000, 1.0000, 1.0000 },
 	},
 	/* Vulkan: per GPU vendor (driver and shader paths); 1 for any other */
-	.vulkan_vendor_eff = { [CR_VENDOR_NVIDIA] = 1.0453, [CR_VENDOR_AMD] = 1.1654, [CR_VENDOR_INTEL] = 0.7545 },
-	.kv_read_factor = 0.9945,     /* KV bytes cost this many weight bytes */
-	.decode_attention_cost = 10.730, /* decode attention FLOPs cost this many FP16-peak FLOPs */
+	.vulkan_vendor_eff = { [CR_VENDOR_NVIDIA] = 1.0466, [CR_VENDOR_AMD] = 1.1636, [CR_VENDOR_INTEL] = 0.7558 },
+	.kv_read_factor = 0.9628,     /* KV bytes cost this many weight bytes */
+	.decode_attention_cost = 10.340, /* decode attention FLOPs cost this many FP16-peak FLOPs */
 	/* seconds per layer per token: kernel launches and synchronisation */
-	.layer_s = { [CR_BACKEND_CUDA] = 1.214e-05, [CR_BACKEND_METAL] = 1.989e-05, [CR_BACKEND_ROCM] = 1.521e-05, [CR_BACKEND_VULKAN] = 1.594e-05, [CR_BACKEND_CPU] = 1.494e-05 },
+	.layer_s = { [CR_BACKEND_CUDA] = 1.162e-05, [CR_BACKEND_METAL] = 1.929e-05, [CR_BACKEND_ROCM] = 1.747e-05, [CR_BACKEND_VULKAN] = 1.568e-05, [CR_BACKEND_CPU] = 1.494e-05 },
 	/* GPUs, per layer: this many bytes at 1000 GB/s, x sqrt(BW / 1000) at BW */
-	.layer_bytes = 6.1161e+07,
-	.recurrent_layer_s = 2.255e-05,  /* per linear-attention / SSM layer */
-	.moe_expert_s = 1.891e-06,       /* per expert used, per MoE layer: its gathered matmuls */
-	.cpu_param_s = 3.703e-12,        /* CPU decode: per active parameter, on a 1-TFLOPS CPU */
+	.layer_bytes = 6.5413e+07,
+	.recurrent_layer_s = 3.179e-05,  /* per linear-attention / SSM layer */
+	.moe_expert_s = 2.379e-06,       /* per expert used, per MoE layer: its gathered matmuls */
+	.cpu_param_s = 3.762e-12,        /* CPU decode: per active parameter, on a 1-TFLOPS CPU */
 	.cpu_default_tflops = 0.700,  /* a CPU without a figure: the calibration CPUs' median */
-	.multi_gpu_factor = 1.0200,   /* layer split: cards in turn */
+	.multi_gpu_factor = 1.0279,   /* layer split: cards in turn */
 	/* prefill: share of dense FP16 peak the weight GEMMs reach */
-	.prefill_eff = { [CR_BACKEND_CUDA] = 0.3975, [CR_BACKEND_METAL] = 0.7074, [CR_BACKEND_ROCM] = 0.3376, [CR_BACKEND_VULKAN] = 0.1829, [CR_BACKEND_CPU] = 0.9047 },
+	.prefill_eff = { [CR_BACKEND_CUDA] = 0.3727, [CR_BACKEND_METAL] = 0.7231, [CR_BACKEND_ROCM] = 0.3313, [CR_BACKEND_VULKAN] = 0.1813, [CR_BACKEND_CPU] = 0.9225 },
 	.prefill_cell = {
-		[CR_BACKEND_CUDA] = { 1, 0.8525, 1.1478, 1.0203, 1.0000 },
-		[CR_BACKEND_METAL] = { 1, 1.0000, 1.0000, 1.1532, 1.0000 },
-		[CR_BACKEND_ROCM] = { 1, 1.1019, 1.2139, 0.7166, 1.0000 },
-		[CR_BACKEND_VULKAN] = { 1, 1.0000, 1.0587, 0.7767, 1.0000 },
+		[CR_BACKEND_CUDA] = { 1, 0.8790, 1.1598, 0.9636, 1.0000 },
+		[CR_BACKEND_METAL] = { 1, 1.0000, 1.0000, 1.1595, 1.0000 },
+		[CR_BACKEND_ROCM] = { 1, 1.1331, 1.2160, 0.6924, 1.0000 },
+		[CR_BACKEND_VULKAN] = { 1, 1.0000, 1.0568, 0.7763, 1.0000 },
 		[CR_BACKEND_CPU] = { 1, 1.0000, 1.0000, 1.0000, 1.0000 },
 	},
-	.vulkan_vendor_prefill = { [CR_VENDOR_NVIDIA] = 1.5201, [CR_VENDOR_AMD] = 1.3084, [CR_VENDOR_INTEL] = 0.4135 },
-	.prefill_f16 = 1.1171,        /* F16 / BF16 weights (cuBLAS / GEMM path) */
-	.moe_half_tokens = 41.93,    /* tokens per expert at half a dense GEMM's efficiency */
+	.vulkan_vendor_prefill = { [CR_VENDOR_NVIDIA] = 1.5482, [CR_VENDOR_AMD] = 1.2926, [CR_VENDOR_INTEL] = 0.4100 },
+	.prefill_f16 = 0.9949,        /* F16 / BF16 weights (cuBLAS / GEMM path) */
+	.moe_expert_tokens = 230.03,  /* m0: an expert GEMM of m tokens runs at sqrt(m / (m + m0)) */
 	/* attention FLOPs relative to weight FLOPs: psi x the backend's own factor (CPU: psi) */
-	.attention_cost = { [CR_BACKEND_CUDA] = 1.5461, [CR_BACKEND_METAL] = 1.8248, [CR_BACKEND_ROCM] = 2.2627, [CR_BACKEND_VULKAN] = 2.7308, [CR_BACKEND_CPU] = 1.8983 },
-	.prefill_layer_s = 1.504e-04,    /* per layer per micro-batch */
-	.prefill_kv_tokens = 66.15,  /* prompt tokens per pass over the KV cache */
+	.attention_cost = { [CR_BACKEND_CUDA] = 1.4432, [CR_BACKEND_METAL] = 1.8136, [CR_BACKEND_ROCM] = 2.1510, [CR_BACKEND_VULKAN] = 2.6572, [CR_BACKEND_CPU] = 1.8381 },
+	.prefill_layer_s = 2.566e-04,    /* per layer per micro-batch */
+	.prefill_kv_tokens = 67.22,  /* prompt tokens per pass over the KV cache */
 	/* Volta (compute capability 7.0), micro-batch >= 64: MUL_MAT_ID's generic path */
-	.volta_expert_s = 1.274e-05,     /* per expert with tokens, per MUL_MAT_ID: its own GEMM's kernels */
-	.volta_host_step_s = 1.129e-09,  /* per step of the host loop that sorts tokens by expert */
+	.volta_expert_s = 1.339e-05,     /* per expert with tokens, per MUL_MAT_ID: its own GEMM's kernels */
+	.volta_host_step_s = 1.128e-09,  /* per step of the host loop that sorts tokens by expert */
 	/* out of sample (leave one source out, 2025-26 rows): median absolute error, percent,
 	 * and the 10th / 90th percentiles of measured / predicted */
-	.decode_error_pct = { [CR_BACKEND_CUDA] = 15.7, [CR_BACKEND_METAL] = 15.3, [CR_BACKEND_ROCM] = 9.2, [CR_BACKEND_VULKAN] = 16.0, [CR_BACKEND_CPU] = 40.4 },
-	.decode_q10 = { [CR_BACKEND_CUDA] = 0.754, [CR_BACKEND_METAL] = 0.802, [CR_BACKEND_ROCM] = 0.877, [CR_BACKEND_VULKAN] = 0.506, [CR_BACKEND_CPU] = 0.565 },
-	.decode_q90 = { [CR_BACKEND_CUDA] = 1.396, [CR_BACKEND_METAL] = 1.246, [CR_BACKEND_ROCM] = 1.190, [CR_BACKEND_VULKAN] = 1.447, [CR_BACKEND_CPU] = 1.309 },
-	.prefill_error_pct = { [CR_BACKEND_CUDA] = 22.6, [CR_BACKEND_METAL] = 19.7, [CR_BACKEND_ROCM] = 19.9, [CR_BACKEND_VULKAN] = 34.4, [CR_BACKEND_CPU] = 29.9 },
-	.prefill_q10 = { [CR_BACKEND_CUDA] = 0.714, [CR_BACKEND_METAL] = 0.814, [CR_BACKEND_ROCM] = 0.662, [CR_BACKEND_VULKAN] = 0.517, [CR_BACKEND_CPU] = 0.650 },
-	.prefill_q90 = { [CR_BACKEND_CUDA] = 1.582, [CR_BACKEND_METAL] = 1.374, [CR_BACKEND_ROCM] = 1.406, [CR_BACKEND_VULKAN] = 2.013, [CR_BACKEND_CPU] = 1.743 },
+	.decode_error_pct = { [CR_BACKEND_CUDA] = 16.2, [CR_BACKEND_METAL] = 13.6, [CR_BACKEND_ROCM] = 9.3, [CR_BACKEND_VULKAN] = 15.8, [CR_BACKEND_CPU] = 40.4 },
+	.decode_q10 = { [CR_BACKEND_CUDA] = 0.773, [CR_BACKEND_METAL] = 0.814, [CR_BACKEND_ROCM] = 0.785, [CR_BACKEND_VULKAN] = 0.503, [CR_BACKEND_CPU] = 0.565 },
+	.decode_q90 = { [CR_BACKEND_CUDA] = 1.350, [CR_BACKEND_METAL] = 1.220, [CR_BACKEND_ROCM] = 1.203, [CR_BACKEND_VULKAN] = 1.449, [CR_BACKEND_CPU] = 1.307 },
+	.prefill_error_pct = { [CR_BACKEND_CUDA] = 19.9, [CR_BACKEND_METAL] = 20.8, [CR_BACKEND_ROCM] = 22.7, [CR_BACKEND_VULKAN] = 29.8, [CR_BACKEND_CPU] = 36.0 },
+	.prefill_q10 = { [CR_BACKEND_CUDA] = 0.761, [CR_BACKEND_METAL] = 0.773, [CR_BACKEND_ROCM] = 0.613, [CR_BACKEND_VULKAN] = 0.519, [CR_BACKEND_CPU] = 0.632 },
+	.prefill_q90 = { [CR_BACKEND_CUDA] = 1.601, [CR_BACKEND_METAL] = 1.469, [CR_BACKEND_ROCM] = 1.572, [CR_BACKEND_VULKAN] = 2.004, [CR_BACKEND_CPU] = 1.747 },
 };
 
 /* 2025-26 single-device rows per (backend, memory class, vendor): decode rows,
@@ -68,9 +68,9 @@ const cr_speed_cell cr_speed_cells[] = {
 	{ CR_BACKEND_CUDA, CR_MEMTYPE_GDDR, CR_VENDOR_NVIDIA, 53, 70, 41, 35, 47, 5.96e+08, 2.69e+10, 49664 },
 	{ CR_BACKEND_CUDA, CR_MEMTYPE_HBM, CR_VENDOR_NVIDIA, 6, 14, 2, 18, 0, 2.66e+09, 8.19e+09, 34816 },
 	{ CR_BACKEND_CUDA, CR_MEMTYPE_LPDDR, CR_VENDOR_NVIDIA, 36, 45, 20, 58, 3, 3.35e+09, 7.62e+09, 34816 },
-	{ CR_BACKEND_METAL, CR_MEMTYPE_LPDDR, CR_VENDOR_APPLE, 68, 70, 77, 59, 2, 5.96e+08, 7.06e+10, 34816 },
-	{ CR_BACKEND_ROCM, CR_MEMTYPE_GDDR, CR_VENDOR_AMD, 21, 14, 27, 8, 0, 3.35e+09, 1.18e+10, 33792 },
-	{ CR_BACKEND_ROCM, CR_MEMTYPE_HBM, CR_VENDOR_AMD, 5, 4, 7, 2, 0, 1.24e+09, 8.03e+09, 1024 },
+	{ CR_BACKEND_METAL, CR_MEMTYPE_LPDDR, CR_VENDOR_APPLE, 69, 72, 77, 62, 2, 5.96e+08, 7.06e+10, 34816 },
+	{ CR_BACKEND_ROCM, CR_MEMTYPE_GDDR, CR_VENDOR_AMD, 33, 14, 29, 10, 8, 3.35e+09, 2.69e+10, 33792 },
+	{ CR_BACKEND_ROCM, CR_MEMTYPE_HBM, CR_VENDOR_AMD, 17, 16, 11, 6, 16, 1.24e+09, 2.69e+10, 34816 },
 	{ CR_BACKEND_ROCM, CR_MEMTYPE_LPDDR, CR_VENDOR_AMD, 41, 42, 61, 15, 7, 1.24e+09, 7.06e+10, 66048 },
 	{ CR_BACKEND_VULKAN, CR_MEMTYPE_GDDR, CR_VENDOR_AMD, 13, 13, 24, 0, 2, 4.02e+09, 2.69e+10, 512 },
 	{ CR_BACKEND_VULKAN, CR_MEMTYPE_GDDR, CR_VENDOR_INTEL, 18, 25, 18, 4, 21, 2.61e+09, 2.69e+10, 18432 },

@@ -13,9 +13,10 @@
  * with KV bytes counted x kv_read_factor.
  *
  * Prefill, seconds per prompt token (micro-batch ub):
- *   (2 A_dense + 2 A_exp (m + moe_half_tokens) / m + attention_cost[b] x attn)
- *     / (prefill_eff[b] x prefill_cell[b][mem] [x vulkan_vendor_prefill[v]] [x prefill_f16] x F)
- *   + all weights / (decode efficiency x BW x ub) + layers x prefill_layer_s / ub
+ *   hypot((2 A_dense + 2 A_exp / sqrt(m / (m + moe_expert_tokens)) + attention_cost[b] x attn)
+ *           / (prefill_eff[b] x prefill_cell[b][mem] [x vulkan_vendor_prefill[v]] [x prefill_f16] x F),
+ *         all weights / (decode efficiency x BW x ub))
+ *   + layers x prefill_layer_s / ub
  *   + KV bytes at depth + prompt / 2 x kv_read_factor / (decode efficiency x BW
  *     x prefill_kv_tokens)
  * On a Volta GPU (compute capability 7.0) at ub >= 64 each MoE layer adds, per
@@ -49,7 +50,7 @@ typedef struct cr_speed_model {
 	double prefill_cell[CR_BACKEND_COUNT][CR_MEMTYPE_COUNT];
 	double vulkan_vendor_prefill[CR_VENDOR_COUNT];
 	double prefill_f16;
-	double moe_half_tokens;
+	double moe_expert_tokens;
 	double attention_cost[CR_BACKEND_COUNT]; /* each backend's attention kernels */
 	double prefill_layer_s;
 	double prefill_kv_tokens; /* the attention kernels stream the KV cache once per this many prompt tokens */
