@@ -1381,12 +1381,12 @@ static double tp_comm_s(const cr_model *m, const cr_rig *r, unsigned n)
 	return n > 1 ? 2.0 * m->n_layers * (CR_TP_ALLREDUCE_LATENCY_S + msg / link) : 0;
 }
 
-/* Time for `work` bytes read (or FLOPs done) on the accelerators, given
- * per-device rates: layer split runs the devices in turn (sum of shares),
- * tensor split at once (slowest share). `rate` returns bytes or FLOPs per
- * second of one device. */
-static double acc_time(const cr_rig *r, const tiers *t, const cr_estimate_opts *o, double work,
-		       double (*rate)(const cr_device *))
+/* The accelerators' time for work that each device does its share of:
+ * `dev_time(d, ctx)` is the whole work's seconds on device d alone; layer
+ * split runs the devices in turn (sum of shares), tensor split at once
+ * (slowest share). */
+static double acc_shares(const cr_rig *r, const tiers *t, const cr_estimate_opts *o,
+			 double (*dev_time)(const cr_device *, const void *), const void *ctx)
 {
 	double total = 0, slowest = 0;
 
@@ -1397,12 +1397,34 @@ static double acc_time(const cr_rig *r, const tiers *t, const cr_estimate_opts *
 		if (d->kind == CR_MEM_SYSTEM)
 			continue;
 		share = d->count * device_usable(d) / t->acc_usable;
-		tm = share * work / rate(d);
+		tm = share * dev_time(d, ctx);
 		total += tm;
 		if (tm / d->count > slowest)
 			slowest = tm / d->count;
 	}
 	return o->split == CR_SPLIT_TENSOR ? slowest : total;
+}
+
+typedef struct rate_work {
+	double work;
+	double (*rate)(const cr_device *);
+} rate_work;
+
+static double rate_work_time(const cr_device *d, const void *ctx)
+{
+	const rate_work *w = ctx;
+
+	return w->work / w->rate(d);
+}
+
+/* Time for `work` bytes read (or FLOPs done) on the accelerators; `rate`
+ * returns bytes or FLOPs per second of one device. */
+static double acc_time(const cr_rig *r, const tiers *t, const cr_estimate_opts *o, double work,
+		       double (*rate)(const cr_device *))
+{
+	rate_work w = { work, rate };
+
+	return acc_shares(r, t, o, rate_work_time, &w);
 }
 
 /* Routed-expert parameters a token uses (0 for a dense model). */
@@ -1569,26 +1591,25 @@ static double gemm_time(const cr_device *d, double flops, double attn, double by
 	return hypot(compute, bytes / decode_rate(d));
 }
 
-/* gemm_time on the accelerators, each device doing its share (acc_time:
- * layer split in turn, tensor split at once). */
+typedef struct gemm_work {
+	double flops, attn, bytes;
+	bool f16;
+} gemm_work;
+
+static double gemm_work_time(const cr_device *d, const void *ctx)
+{
+	const gemm_work *w = ctx;
+
+	return gemm_time(d, w->flops, w->attn, w->bytes, w->f16);
+}
+
+/* gemm_time on the accelerators, each device doing its share. */
 static double acc_gemm_time(const cr_rig *r, const tiers *t, const cr_estimate_opts *o, double flops, double attn,
 			    double bytes, bool f16)
 {
-	double total = 0, slowest = 0;
+	gemm_work w = { flops, attn, bytes, f16 };
 
-	for (unsigned g = 0; g < r->n_devices; g++) {
-		const cr_device *d = &r->devices[g];
-		double share, tm;
-
-		if (d->kind == CR_MEM_SYSTEM)
-			continue;
-		share = d->count * device_usable(d) / t->acc_usable;
-		tm = share * gemm_time(d, flops, attn, bytes, f16);
-		total += tm;
-		if (tm / d->count > slowest)
-			slowest = tm / d->count;
-	}
-	return o->split == CR_SPLIT_TENSOR ? slowest : total;
+	return acc_shares(r, t, o, gemm_work_time, &w);
 }
 
 /* Prefill tokens/s for a prompt of `prompt` tokens after `depth` cached
