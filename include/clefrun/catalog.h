@@ -225,6 +225,9 @@ typedef struct cr_device {
 				       matmuls (MMQ) run at, where it is not 2 x fp16_tflops as on
 				       tensor-core GPUs (Pascal GP102/GP104: dp4a, 4 x the FP32
 				       rate); 0 = 2 x fp16_tflops */
+	double bf16_tflops;       /**< per device, the rate BF16 weight GEMMs reach on a GPU
+				       without BF16 arithmetic (Vega 20: its FP32 rate, hipBLAS
+				       computes BF16 in FP32); 0 = fp16_tflops */
 	double compute_capability; /**< per device, an NVIDIA GPU's CUDA compute capability
 				       (major.minor, e.g. 7.0 for Volta GV100), which selects
 				       llama.cpp's CUDA kernel paths; 0 = not stated */

@@ -243,6 +243,8 @@ int cmd_rigs(const cli_globals *g0, int argc, char **argv)
 				cJSON_AddNumberToObject(dj, "fp16_tflops", d->fp16_tflops);
 				if (d->int8_tops > 0)
 					cJSON_AddNumberToObject(dj, "int8_tops", d->int8_tops);
+				if (d->bf16_tflops > 0)
+					cJSON_AddNumberToObject(dj, "bf16_tflops", d->bf16_tflops);
 				if (d->compute_capability > 0)
 					cJSON_AddNumberToObject(dj, "compute_capability", d->compute_capability);
 				cJSON_AddStringToObject(dj, "backend", cr_backend_name(d->backend));

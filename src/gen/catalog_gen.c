@@ -222,6 +222,7 @@ static void put_device(FILE *f, const cr_device *d)
 	field_dbl(f, ind, "bandwidth_gbs", d->bandwidth_gbs);
 	field_dbl(f, ind, "fp16_tflops", d->fp16_tflops);
 	field_dbl(f, ind, "int8_tops", d->int8_tops);
+	field_dbl(f, ind, "bf16_tflops", d->bf16_tflops);
 	field_dbl(f, ind, "compute_capability", d->compute_capability);
 	/* Enums as numbers, their names alongside. */
 	fprintf(f, "%s.backend = (cr_backend)%d, /* %s */\n", ind, (int)d->backend, cr_backend_name(d->backend));

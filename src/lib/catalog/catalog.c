@@ -345,7 +345,7 @@ static int parse_task_v(const char *s, void *out)
 static int read_device(jr_ctx *c, const cJSON *o, cr_device *d)
 {
 	static const char *const keys[] = { "name", "count", "memory_gib", "bandwidth_gbs",
-		"fp16_tflops", "int8_tops", "compute_capability", "backend", "kind", "usable_fraction", "memory", "vendor", NULL };
+		"fp16_tflops", "int8_tops", "bf16_tflops", "compute_capability", "backend", "kind", "usable_fraction", "memory", "vendor", NULL };
 	uint64_t count;
 	int rc;
 
@@ -361,6 +361,7 @@ static int read_device(jr_ctx *c, const cJSON *o, cr_device *d)
 				CR_RIG_BANDWIDTH_GBS_MAX, &d->bandwidth_gbs)) ||
 	    (rc = jr_req_number(c, o, "fp16_tflops", 0.0, CR_RIG_TFLOPS_MAX, &d->fp16_tflops)) ||
 	    (rc = jr_opt_number(c, o, "int8_tops", 0.0, 4.0 * CR_RIG_TFLOPS_MAX, &d->int8_tops)) ||
+	    (rc = jr_opt_number(c, o, "bf16_tflops", 0.0, CR_RIG_TFLOPS_MAX, &d->bf16_tflops)) ||
 	    (rc = jr_opt_number(c, o, "compute_capability", 0.0, 99.0, &d->compute_capability)) ||
 	    (rc = read_enum(c, o, "backend", parse_backend_v, &d->backend,
 			    "cuda, metal, rocm, vulkan, cpu")) ||

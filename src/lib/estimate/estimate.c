@@ -1578,46 +1578,57 @@ static void decode(const cr_model *m, const profile *pf, const cr_estimate_opts 
 	d->tps = 1.0 / time;
 }
 
+/* Which kernels the weight GEMMs take: the quantized matmuls (MMQ), or the
+ * F16 / BF16 GEMM path. */
+typedef enum weight_path { WP_QUANT, WP_F16, WP_BF16 } weight_path;
+
 /* Seconds per prompt token of the weight GEMMs on one device: their
  * arithmetic (`flops` of weights, `attn` of attention) and their reading of
  * the weights once per micro-batch (`bytes`) overlap in part, so the two
  * times add in quadrature, between their sum and their maximum
  * (docs/accuracy.md "Speed: the model"). */
-static double gemm_time(const cr_device *d, double flops, double attn, double bytes, bool f16)
+static double gemm_time(const cr_device *d, double flops, double attn, double bytes, weight_path wp)
 {
-	double compute = flops / (f16 ? prefill_rate_f16 : mmq_rate)(d) +
-			 attn / (f16 ? attention_rate_f16 : attention_rate)(d);
+	double rate = wp == WP_QUANT ? mmq_rate(d) : prefill_rate_f16(d);
+	double compute;
 
+	/* BF16 weights on a GPU without BF16 arithmetic run at the catalog's
+	 * bf16_tflops (Vega 20: llama.cpp hands BF16 matrices to hipBLAS,
+	 * which computes them in FP32, 13.3 of 26.5 TFLOPS); attention reads
+	 * the F16 cache and keeps the FP16 rate (docs/methodology.md "Prefill"). */
+	if (wp == WP_BF16 && d->bf16_tflops > 0 && d->fp16_tflops > 0)
+		rate *= d->bf16_tflops / d->fp16_tflops;
+	compute = flops / rate + attn / (wp == WP_QUANT ? attention_rate : attention_rate_f16)(d);
 	return hypot(compute, bytes / decode_rate(d));
 }
 
 typedef struct gemm_work {
 	double flops, attn, bytes;
-	bool f16;
+	weight_path wp;
 } gemm_work;
 
 static double gemm_work_time(const cr_device *d, const void *ctx)
 {
 	const gemm_work *w = ctx;
 
-	return gemm_time(d, w->flops, w->attn, w->bytes, w->f16);
+	return gemm_time(d, w->flops, w->attn, w->bytes, w->wp);
 }
 
 /* gemm_time on the accelerators, each device doing its share. */
 static double acc_gemm_time(const cr_rig *r, const tiers *t, const cr_estimate_opts *o, double flops, double attn,
-			    double bytes, bool f16)
+			    double bytes, weight_path wp)
 {
-	gemm_work w = { flops, attn, bytes, f16 };
+	gemm_work w = { flops, attn, bytes, wp };
 
 	return acc_shares(r, t, o, gemm_work_time, &w);
 }
 
 /* Prefill tokens/s for a prompt of `prompt` tokens after `depth` cached
  * tokens (docs/accuracy.md "Prefill"); 0 when a device doing the work has
- * no FP16 TFLOPS figure. `f16`: the weights are F16/BF16 (GEMM path). */
+ * no FP16 TFLOPS figure. `wp`: quantized weights (MMQ) or F16 / BF16 (GEMM path). */
 static double prefill_tps(const cr_model *m, const profile *pf, const cr_estimate_opts *o,
 			  const cr_rig *r, const tiers *t, const plan *p, double weights, uint32_t prompt,
-			  uint32_t depth, bool f16)
+			  uint32_t depth, weight_path wp)
 {
 	const cr_speed_model *k = &cr_speed;
 	double ub = prompt < o->n_ubatch ? prompt : o->n_ubatch;
@@ -1647,8 +1658,8 @@ static double prefill_tps(const cr_model *m, const profile *pf, const cr_estimat
 		for (unsigned g = 0; g < r->n_devices; g++)
 			if (r->devices[g].kind != CR_MEM_SYSTEM && r->devices[g].fp16_tflops <= 0)
 				return 0; /* unknown: no figure for a device that does work */
-		time += acc_gemm_time(r, t, o, flops, attn, w_all / ub, f16) + acc_time(r, t, o, kv_pass, decode_rate) +
-			m->n_layers * k->prefill_layer_s / ub + volta_moe_s(m, r, t, o, ub, f16);
+		time += acc_gemm_time(r, t, o, flops, attn, w_all / ub, wp) + acc_time(r, t, o, kv_pass, decode_rate) +
+			m->n_layers * k->prefill_layer_s / ub + volta_moe_s(m, r, t, o, ub, wp != WP_QUANT);
 		/* llama.cpp runs large batches of layers kept in RAM on the GPU
 		 * too, copying their weights over the bus once per micro-batch
 		 * (ggml-backend op offload, batches >= 32). */
@@ -1675,7 +1686,7 @@ static double prefill_tps(const cr_model *m, const profile *pf, const cr_estimat
 	} else {
 		if (!sys || sys->fp16_tflops <= 0)
 			return 0;
-		time += gemm_time(sys, flops / sys->count, attn / sys->count, w_all / ub, f16) +
+		time += gemm_time(sys, flops / sys->count, attn / sys->count, w_all / ub, wp) +
 			kv_pass / decode_rate(sys) + m->n_layers * k->prefill_layer_s / ub;
 	}
 	return time > 0 ? 1.0 / time : 0;
@@ -2025,7 +2036,7 @@ int cr_estimate_run_weights(const cr_model *m, const cr_weights *w, const cr_rig
 	unsigned b;
 	double weights;
 	uint32_t pre_depth;
-	bool f16;
+	weight_path wp;
 	decode_out d;
 	tiers t;
 	profile pf;
@@ -2106,8 +2117,8 @@ int cr_estimate_run_weights(const cr_model *m, const cr_weights *w, const cr_rig
 	if ((uint64_t)pre_depth + out->prompt_tokens > at.n_ctx)
 		pre_depth = at.n_ctx > out->prompt_tokens ? at.n_ctx - out->prompt_tokens : 0;
 	out->prefill_depth = pre_depth;
-	f16 = strcmp(weights_type(w), "F16") == 0 || strcmp(weights_type(w), "BF16") == 0;
-	out->prefill_tokens_per_s = prefill_tps(m, &pf, &at, r, &t, &p, weights, out->prompt_tokens, pre_depth, f16);
+	wp = strcmp(weights_type(w), "BF16") == 0 ? WP_BF16 : strcmp(weights_type(w), "F16") == 0 ? WP_F16 : WP_QUANT;
+	out->prefill_tokens_per_s = prefill_tps(m, &pf, &at, r, &t, &p, weights, out->prompt_tokens, pre_depth, wp);
 	out->prefill_tokens_per_s_low = out->prefill_tokens_per_s * cr_speed.prefill_q10[b];
 	out->prefill_tokens_per_s_high = out->prefill_tokens_per_s * cr_speed.prefill_q90[b];
 	if (out->prefill_tokens_per_s > 0)
@@ -2117,7 +2128,7 @@ int cr_estimate_run_weights(const cr_model *m, const cr_weights *w, const cr_rig
 	speed_confidence(m, r, &t, &p, o,
 			 out->decode_depth > pre_depth + out->prompt_tokens ? out->decode_depth
 									   : pre_depth + out->prompt_tokens,
-			 strcmp(weights_type(w), "BF16") == 0, out);
+			 wp == WP_BF16, out);
 
 	if (m->task != CR_TASK_GENERATION) {
 		/* No text to generate: no decode speed (the figures above stay

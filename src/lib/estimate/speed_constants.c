@@ -32,32 +32,32 @@ const cr_speed_model cr_speed = {
 	.cpu_default_tflops = 0.700,  /* a CPU without a figure: the calibration CPUs' median */
 	.multi_gpu_factor = 1.0279,   /* layer split: cards in turn */
 	/* prefill: share of dense FP16 peak the weight GEMMs reach */
-	.prefill_eff = { [CR_BACKEND_CUDA] = 0.3727, [CR_BACKEND_METAL] = 0.7231, [CR_BACKEND_ROCM] = 0.3313, [CR_BACKEND_VULKAN] = 0.1813, [CR_BACKEND_CPU] = 0.9225 },
+	.prefill_eff = { [CR_BACKEND_CUDA] = 0.3732, [CR_BACKEND_METAL] = 0.7237, [CR_BACKEND_ROCM] = 0.3404, [CR_BACKEND_VULKAN] = 0.1814, [CR_BACKEND_CPU] = 0.9207 },
 	.prefill_cell = {
-		[CR_BACKEND_CUDA] = { 1, 0.8790, 1.1598, 0.9636, 1.0000 },
-		[CR_BACKEND_METAL] = { 1, 1.0000, 1.0000, 1.1595, 1.0000 },
-		[CR_BACKEND_ROCM] = { 1, 1.1331, 1.2160, 0.6924, 1.0000 },
-		[CR_BACKEND_VULKAN] = { 1, 1.0000, 1.0568, 0.7763, 1.0000 },
+		[CR_BACKEND_CUDA] = { 1, 0.8788, 1.1591, 0.9648, 1.0000 },
+		[CR_BACKEND_METAL] = { 1, 1.0000, 1.0000, 1.1598, 1.0000 },
+		[CR_BACKEND_ROCM] = { 1, 1.1862, 1.1952, 0.6774, 1.0000 },
+		[CR_BACKEND_VULKAN] = { 1, 1.0000, 1.0564, 0.7768, 1.0000 },
 		[CR_BACKEND_CPU] = { 1, 1.0000, 1.0000, 1.0000, 1.0000 },
 	},
-	.vulkan_vendor_prefill = { [CR_VENDOR_NVIDIA] = 1.5482, [CR_VENDOR_AMD] = 1.2926, [CR_VENDOR_INTEL] = 0.4100 },
-	.prefill_f16 = 0.9949,        /* F16 / BF16 weights (cuBLAS / GEMM path) */
-	.moe_expert_tokens = 230.03,  /* m0: an expert GEMM of m tokens runs at sqrt(m / (m + m0)) */
+	.vulkan_vendor_prefill = { [CR_VENDOR_NVIDIA] = 1.5507, [CR_VENDOR_AMD] = 1.2930, [CR_VENDOR_INTEL] = 0.4093 },
+	.prefill_f16 = 1.0316,        /* F16 / BF16 weights (cuBLAS / GEMM path) */
+	.moe_expert_tokens = 233.37,  /* m0: an expert GEMM of m tokens runs at sqrt(m / (m + m0)) */
 	/* attention FLOPs relative to weight FLOPs: psi x the backend's own factor (CPU: psi) */
-	.attention_cost = { [CR_BACKEND_CUDA] = 1.4432, [CR_BACKEND_METAL] = 1.8136, [CR_BACKEND_ROCM] = 2.1510, [CR_BACKEND_VULKAN] = 2.6572, [CR_BACKEND_CPU] = 1.8381 },
-	.prefill_layer_s = 2.566e-04,    /* per layer per micro-batch */
-	.prefill_kv_tokens = 67.22,  /* prompt tokens per pass over the KV cache */
+	.attention_cost = { [CR_BACKEND_CUDA] = 1.4438, [CR_BACKEND_METAL] = 1.8157, [CR_BACKEND_ROCM] = 2.1690, [CR_BACKEND_VULKAN] = 2.6595, [CR_BACKEND_CPU] = 1.8423 },
+	.prefill_layer_s = 2.598e-04,    /* per layer per micro-batch */
+	.prefill_kv_tokens = 66.87,  /* prompt tokens per pass over the KV cache */
 	/* Volta (compute capability 7.0), micro-batch >= 64: MUL_MAT_ID's generic path */
-	.volta_expert_s = 1.339e-05,     /* per expert with tokens, per MUL_MAT_ID: its own GEMM's kernels */
+	.volta_expert_s = 1.338e-05,     /* per expert with tokens, per MUL_MAT_ID: its own GEMM's kernels */
 	.volta_host_step_s = 1.128e-09,  /* per step of the host loop that sorts tokens by expert */
 	/* out of sample (leave one source out, 2025-26 rows): median absolute error, percent,
 	 * and the 10th / 90th percentiles of measured / predicted */
 	.decode_error_pct = { [CR_BACKEND_CUDA] = 16.2, [CR_BACKEND_METAL] = 13.6, [CR_BACKEND_ROCM] = 9.3, [CR_BACKEND_VULKAN] = 15.8, [CR_BACKEND_CPU] = 40.4 },
 	.decode_q10 = { [CR_BACKEND_CUDA] = 0.773, [CR_BACKEND_METAL] = 0.814, [CR_BACKEND_ROCM] = 0.785, [CR_BACKEND_VULKAN] = 0.503, [CR_BACKEND_CPU] = 0.565 },
 	.decode_q90 = { [CR_BACKEND_CUDA] = 1.350, [CR_BACKEND_METAL] = 1.220, [CR_BACKEND_ROCM] = 1.203, [CR_BACKEND_VULKAN] = 1.449, [CR_BACKEND_CPU] = 1.307 },
-	.prefill_error_pct = { [CR_BACKEND_CUDA] = 19.9, [CR_BACKEND_METAL] = 20.8, [CR_BACKEND_ROCM] = 22.7, [CR_BACKEND_VULKAN] = 29.8, [CR_BACKEND_CPU] = 36.0 },
-	.prefill_q10 = { [CR_BACKEND_CUDA] = 0.761, [CR_BACKEND_METAL] = 0.773, [CR_BACKEND_ROCM] = 0.613, [CR_BACKEND_VULKAN] = 0.519, [CR_BACKEND_CPU] = 0.632 },
-	.prefill_q90 = { [CR_BACKEND_CUDA] = 1.601, [CR_BACKEND_METAL] = 1.469, [CR_BACKEND_ROCM] = 1.572, [CR_BACKEND_VULKAN] = 2.004, [CR_BACKEND_CPU] = 1.747 },
+	.prefill_error_pct = { [CR_BACKEND_CUDA] = 19.7, [CR_BACKEND_METAL] = 20.9, [CR_BACKEND_ROCM] = 21.9, [CR_BACKEND_VULKAN] = 32.8, [CR_BACKEND_CPU] = 35.1 },
+	.prefill_q10 = { [CR_BACKEND_CUDA] = 0.763, [CR_BACKEND_METAL] = 0.773, [CR_BACKEND_ROCM] = 0.663, [CR_BACKEND_VULKAN] = 0.520, [CR_BACKEND_CPU] = 0.636 },
+	.prefill_q90 = { [CR_BACKEND_CUDA] = 1.599, [CR_BACKEND_METAL] = 1.475, [CR_BACKEND_ROCM] = 1.525, [CR_BACKEND_VULKAN] = 2.003, [CR_BACKEND_CPU] = 1.737 },
 };
 
 /* 2025-26 single-device rows per (backend, memory class, vendor): decode rows,
