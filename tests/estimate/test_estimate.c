@@ -1407,6 +1407,40 @@ static void test_prefill_bf16_rate(void **state)
 		    run(ts_model("llama-3.1-8b"), ts_quant("BF16"), &base, &o).decode_tokens_per_s);
 }
 
+/* Decode of a legacy block quant (Q8_0, Q4_0: 32-weight blocks, one scale):
+ * the same bytes as a K-quant's read at legacy_quant_eff x the bandwidth
+ * share, so decode is faster; the KV cache's bytes and the per-layer times
+ * are not, so at depth the gain in seconds per token is the same, and
+ * memory and prefill do not change. */
+static void test_decode_legacy_quant(void **state)
+{
+	const cr_model *m = ts_model("llama-3.1-8b");
+	cr_rig r = gpu_rig(24, 1000, 1);
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_weights legacy, kq;
+	cr_estimate a, b, ad, bd;
+	cr_error err = CR_ERROR_INIT;
+	double weights_s;
+
+	(void)state;
+	cr_weights_exact(5000000000ull, "Q8_0", &legacy);
+	cr_weights_exact(5000000000ull, "Q6_K", &kq);
+	o.n_ctx = 16384;
+	o.depth = 0;
+	assert_int_equal(cr_estimate_run_weights(m, &legacy, &r, &o, &a, &err), CR_OK);
+	assert_int_equal(cr_estimate_run_weights(m, &kq, &r, &o, &b, &err), CR_OK);
+	assert_true(a.decode_tokens_per_s > 1.03 * b.decode_tokens_per_s);
+	assert_true(a.memory.total_bytes == b.memory.total_bytes);
+	assert_true(a.prefill_tokens_per_s == b.prefill_tokens_per_s);
+	assert_true(a.weights_read_bytes == b.weights_read_bytes);
+	/* The time saved is the weight bytes' time x (1 - 1 / legacy_quant_eff). */
+	weights_s = 1.0 / b.decode_tokens_per_s - 1.0 / a.decode_tokens_per_s;
+	o.depth = 12000;
+	assert_int_equal(cr_estimate_run_weights(m, &legacy, &r, &o, &ad, &err), CR_OK);
+	assert_int_equal(cr_estimate_run_weights(m, &kq, &r, &o, &bd, &err), CR_OK);
+	assert_close(1.0 / bd.decode_tokens_per_s - 1.0 / ad.decode_tokens_per_s, weights_s, 1e-6 * weights_s);
+}
+
 /* Prefill on a Volta GPU (compute_capability 7.0): at a micro-batch of 64
  * tokens or more a MoE model's expert GEMMs take llama.cpp's generic
  * MUL_MAT_ID path, which costs more per token; a dense model, a micro-batch
@@ -2716,6 +2750,7 @@ int main(void)
 		cmocka_unit_test(test_gpu_layer_work),
 		cmocka_unit_test(test_prefill_int8_rate),
 		cmocka_unit_test(test_prefill_bf16_rate),
+		cmocka_unit_test(test_decode_legacy_quant),
 		cmocka_unit_test(test_prefill_volta_moe),
 		cmocka_unit_test(test_gpus_filled),
 		cmocka_unit_test(test_fit_moves_layers),

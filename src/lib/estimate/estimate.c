@@ -1496,7 +1496,7 @@ typedef struct decode_out {
 /* Decode tokens/s at `depth` cached tokens (docs/accuracy.md "Decode"). */
 static void decode(const cr_model *m, const profile *pf, const cr_estimate_opts *o,
 		   const cr_rig *r, const tiers *t, const plan *p, double weights, uint32_t depth,
-		   decode_out *d)
+		   bool legacy, decode_out *d)
 {
 	const cr_speed_model *k = &cr_speed;
 	double emb = embedding_bytes(m, weights);
@@ -1523,6 +1523,13 @@ static void decode(const cr_model *m, const profile *pf, const cr_estimate_opts 
 	}
 	sys_w = expert_read + p->f * (w_read - expert_read - out_read) + (p->out_acc ? 0 : out_read);
 	d->weights_read = w_read;
+	/* The legacy block quants' matrix-vector kernels read their weights at
+	 * a higher share of the bandwidth (legacy_quant_eff): their bytes cost
+	 * less time, the KV cache's do not. */
+	if (legacy) {
+		w_read /= k->legacy_quant_eff;
+		sys_w /= k->legacy_quant_eff;
+	}
 	d->sys_read = t->n_acc ? sys_w + p->f * kv : w_read + kv;
 	d->acc_read = w_read + kv - d->sys_read;
 
@@ -1968,6 +1975,26 @@ static const char *weights_type(const cr_weights *w)
 	return w->kind == CR_WEIGHTS_EXACT ? w->type : w->preset->base_type;
 }
 
+/* Q4_0, Q4_1, Q5_0, Q5_1, Q8_0: blocks of 32 weights with one scale (and a
+ * minimum), against the K-quants' 256-weight super-blocks of packed
+ * sub-block scales (docs/methodology.md "Decode"). */
+static bool legacy_quant(const char *type)
+{
+	static const char *const legacy[] = { "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0" };
+
+	for (size_t i = 0; i < sizeof(legacy) / sizeof(legacy[0]); i++)
+		if (strcmp(type, legacy[i]) == 0)
+			return true;
+	return false;
+}
+
+/* The weights are mostly a legacy block quant: not where the model keeps
+ * its bulk in a native type at every preset (gpt-oss's MXFP4 experts). */
+static bool legacy_weights(const cr_model *m, const cr_weights *w)
+{
+	return !m->native_type[0] && legacy_quant(weights_type(w));
+}
+
 void cr_weights_preset(const cr_quant *q, cr_weights *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -2105,7 +2132,7 @@ int cr_estimate_run_weights(const cr_model *m, const cr_weights *w, const cr_rig
 	out->decode_depth = o->depth < at.n_ctx ? o->depth : at.n_ctx;
 	out->prompt_tokens = o->prompt_tokens ? o->prompt_tokens
 					      : (at.n_ctx < CR_DEFAULT_PROMPT_TOKENS ? at.n_ctx : CR_DEFAULT_PROMPT_TOKENS);
-	decode(m, &pf, &at, r, &t, &p, weights, out->decode_depth, &d);
+	decode(m, &pf, &at, r, &t, &p, weights, out->decode_depth, legacy_weights(m, w), &d);
 	b = bk(primary(r)->backend);
 	out->weights_read_bytes = (uint64_t)d.weights_read;
 	out->decode_tokens_per_s = d.tps;
@@ -2318,6 +2345,7 @@ size_t cr_estimate_explain_weights(const cr_model *m, const cr_weights *w, const
 	double weights, emb;
 	size_t n = 0;
 	cr_term *x;
+	char legacy[48] = "";
 	profile pf;
 	tiers t;
 	plan p;
@@ -2425,12 +2453,16 @@ size_t cr_estimate_explain_weights(const cr_model *m, const cr_weights *w, const
 		snprintf(x->formula, sizeof(x->formula), "accelerators %.3f GB + system RAM %.3f GB; headroom wanted %.0f MiB per device",
 			 t.acc_usable / 1e9, t.has_sys ? t.sys_cap / 1e9 : 0.0, (double)o->headroom_bytes / MIB);
 	/* An embedding or reranking model decodes nothing: no decode term. */
+	if (legacy_weights(m, w))
+		snprintf(legacy, sizeof(legacy), " (legacy block quant: read at eff x %.3f)", cr_speed.legacy_quant_eff);
 	if (m->task == CR_TASK_GENERATION &&
 	    (x = term(terms, &n, max, "decode", e->decode_tokens_per_s, "tokens/s",
 		      "1 / (bytes read / (eff x bandwidth) + per-layer times: a fixed time per backend and, on GPUs, one falling as 1 / sqrt(bandwidth) + attention FLOPs at depth x phi / FP16 TFLOPS); eff per memory type, backend and vendor, fitted on measured llama.cpp rows (docs/accuracy.md)")))
 		snprintf(x->formula, sizeof(x->formula),
-			 "weights %.3f GB + KV at depth %u; eff %.3f, %.2f ms per-layer time; range %.1f-%.1f",
-			 (double)e->weights_read_bytes / 1e9, e->decode_depth, bw_eff(acc),
+			 "weights %.3f GB%s + KV at depth %u; eff %.3f, %.2f ms per-layer time; range %.1f-%.1f",
+			 (double)e->weights_read_bytes / 1e9,
+			 legacy,
+			 e->decode_depth, bw_eff(acc),
 			 e->decode_fixed_s * 1e3, e->decode_tokens_per_s_low, e->decode_tokens_per_s_high);
 	if ((x = term(terms, &n, max, "prefill", e->prefill_tokens_per_s, "tokens/s",
 		      "1 / ((2 x dense + expert FLOPs / s(m) + attention) / (eta x FP16 TFLOPS) + (weights / ubatch + KV at depth / tokens per KV pass) / bandwidth + per-layer time / ubatch) (docs/accuracy.md)")))

@@ -8,56 +8,57 @@
 
 const cr_speed_model cr_speed = {
 	/* decode: achievable share of peak bandwidth per memory class (CPU rows: DDR) */
-	.decode_eff = { [CR_MEMTYPE_AUTO] = 0.8422, [CR_MEMTYPE_HBM] = 0.5801, [CR_MEMTYPE_GDDR] = 0.8422, [CR_MEMTYPE_LPDDR] = 0.8402, [CR_MEMTYPE_DDR] = 0.7367 },
+	.decode_eff = { [CR_MEMTYPE_AUTO] = 0.8331, [CR_MEMTYPE_HBM] = 0.5769, [CR_MEMTYPE_GDDR] = 0.8331, [CR_MEMTYPE_LPDDR] = 0.8288, [CR_MEMTYPE_DDR] = 0.7247 },
 	/* per backend, and per (backend, memory class: AUTO, HBM, GDDR, LPDDR, DDR) */
-	.backend_eff = { [CR_BACKEND_CUDA] = 1.0000, [CR_BACKEND_METAL] = 0.9760, [CR_BACKEND_ROCM] = 0.9730, [CR_BACKEND_VULKAN] = 0.9483, [CR_BACKEND_CPU] = 1.0000 },
+	.backend_eff = { [CR_BACKEND_CUDA] = 1.0000, [CR_BACKEND_METAL] = 0.9717, [CR_BACKEND_ROCM] = 0.9740, [CR_BACKEND_VULKAN] = 0.9458, [CR_BACKEND_CPU] = 1.0000 },
 	.cell_eff = {
-		[CR_BACKEND_CUDA] = { 1, 1.0111, 1.1256, 1.0825, 1.0000 },
-		[CR_BACKEND_METAL] = { 1, 1.0000, 1.0000, 0.9628, 1.0000 },
-		[CR_BACKEND_ROCM] = { 1, 0.9437, 1.0064, 1.0088, 1.0000 },
-		[CR_BACKEND_VULKAN] = { 1, 1.0000, 0.9245, 0.9955, 1.0000 },
+		[CR_BACKEND_CUDA] = { 1, 1.0144, 1.1318, 1.0750, 1.0000 },
+		[CR_BACKEND_METAL] = { 1, 1.0000, 1.0000, 0.9562, 1.0000 },
+		[CR_BACKEND_ROCM] = { 1, 0.9392, 1.0058, 1.0158, 1.0000 },
+		[CR_BACKEND_VULKAN] = { 1, 1.0000, 0.9175, 0.9990, 1.0000 },
 		[CR_BACKEND_CPU] = { 1, 1.0000, 1.0000, 1.0000, 1.0000 },
 	},
 	/* Vulkan: per GPU vendor (driver and shader paths); 1 for any other */
-	.vulkan_vendor_eff = { [CR_VENDOR_NVIDIA] = 1.0466, [CR_VENDOR_AMD] = 1.1636, [CR_VENDOR_INTEL] = 0.7558 },
-	.kv_read_factor = 0.9628,     /* KV bytes cost this many weight bytes */
-	.decode_attention_cost = 10.340, /* decode attention FLOPs cost this many FP16-peak FLOPs */
+	.vulkan_vendor_eff = { [CR_VENDOR_NVIDIA] = 1.0366, [CR_VENDOR_AMD] = 1.1645, [CR_VENDOR_INTEL] = 0.7593 },
+	.kv_read_factor = 0.9579,     /* KV bytes cost this many weight bytes */
+	.legacy_quant_eff = 1.0940,   /* Q4_0 .. Q8_0 weights: read at this x the bandwidth share */
+	.decode_attention_cost = 10.360, /* decode attention FLOPs cost this many FP16-peak FLOPs */
 	/* seconds per layer per token: kernel launches and synchronisation */
-	.layer_s = { [CR_BACKEND_CUDA] = 1.162e-05, [CR_BACKEND_METAL] = 1.929e-05, [CR_BACKEND_ROCM] = 1.747e-05, [CR_BACKEND_VULKAN] = 1.568e-05, [CR_BACKEND_CPU] = 1.494e-05 },
+	.layer_s = { [CR_BACKEND_CUDA] = 1.157e-05, [CR_BACKEND_METAL] = 1.915e-05, [CR_BACKEND_ROCM] = 1.744e-05, [CR_BACKEND_VULKAN] = 1.572e-05, [CR_BACKEND_CPU] = 1.496e-05 },
 	/* GPUs, per layer: this many bytes at 1000 GB/s, x sqrt(BW / 1000) at BW */
-	.layer_bytes = 6.5413e+07,
-	.recurrent_layer_s = 3.179e-05,  /* per linear-attention / SSM layer */
-	.moe_expert_s = 2.379e-06,       /* per expert used, per MoE layer: its gathered matmuls */
-	.cpu_param_s = 3.762e-12,        /* CPU decode: per active parameter, on a 1-TFLOPS CPU */
+	.layer_bytes = 6.6198e+07,
+	.recurrent_layer_s = 3.075e-05,  /* per linear-attention / SSM layer */
+	.moe_expert_s = 2.201e-06,       /* per expert used, per MoE layer: its gathered matmuls */
+	.cpu_param_s = 3.768e-12,        /* CPU decode: per active parameter, on a 1-TFLOPS CPU */
 	.cpu_default_tflops = 0.700,  /* a CPU without a figure: the calibration CPUs' median */
-	.multi_gpu_factor = 1.0279,   /* layer split: cards in turn */
+	.multi_gpu_factor = 1.0264,   /* layer split: cards in turn */
 	/* prefill: share of dense FP16 peak the weight GEMMs reach */
-	.prefill_eff = { [CR_BACKEND_CUDA] = 0.3732, [CR_BACKEND_METAL] = 0.7237, [CR_BACKEND_ROCM] = 0.3404, [CR_BACKEND_VULKAN] = 0.1814, [CR_BACKEND_CPU] = 0.9207 },
+	.prefill_eff = { [CR_BACKEND_CUDA] = 0.3734, [CR_BACKEND_METAL] = 0.7237, [CR_BACKEND_ROCM] = 0.3403, [CR_BACKEND_VULKAN] = 0.1814, [CR_BACKEND_CPU] = 0.9207 },
 	.prefill_cell = {
-		[CR_BACKEND_CUDA] = { 1, 0.8788, 1.1591, 0.9648, 1.0000 },
+		[CR_BACKEND_CUDA] = { 1, 0.8782, 1.1584, 0.9662, 1.0000 },
 		[CR_BACKEND_METAL] = { 1, 1.0000, 1.0000, 1.1598, 1.0000 },
-		[CR_BACKEND_ROCM] = { 1, 1.1862, 1.1952, 0.6774, 1.0000 },
-		[CR_BACKEND_VULKAN] = { 1, 1.0000, 1.0564, 0.7768, 1.0000 },
+		[CR_BACKEND_ROCM] = { 1, 1.1861, 1.1953, 0.6774, 1.0000 },
+		[CR_BACKEND_VULKAN] = { 1, 1.0000, 1.0565, 0.7768, 1.0000 },
 		[CR_BACKEND_CPU] = { 1, 1.0000, 1.0000, 1.0000, 1.0000 },
 	},
 	.vulkan_vendor_prefill = { [CR_VENDOR_NVIDIA] = 1.5507, [CR_VENDOR_AMD] = 1.2930, [CR_VENDOR_INTEL] = 0.4093 },
-	.prefill_f16 = 1.0316,        /* F16 / BF16 weights (cuBLAS / GEMM path) */
-	.moe_expert_tokens = 233.37,  /* m0: an expert GEMM of m tokens runs at sqrt(m / (m + m0)) */
+	.prefill_f16 = 1.0318,        /* F16 / BF16 weights (cuBLAS / GEMM path) */
+	.moe_expert_tokens = 232.89,  /* m0: an expert GEMM of m tokens runs at sqrt(m / (m + m0)) */
 	/* attention FLOPs relative to weight FLOPs: psi x the backend's own factor (CPU: psi) */
-	.attention_cost = { [CR_BACKEND_CUDA] = 1.4438, [CR_BACKEND_METAL] = 1.8157, [CR_BACKEND_ROCM] = 2.1690, [CR_BACKEND_VULKAN] = 2.6595, [CR_BACKEND_CPU] = 1.8423 },
-	.prefill_layer_s = 2.598e-04,    /* per layer per micro-batch */
-	.prefill_kv_tokens = 66.87,  /* prompt tokens per pass over the KV cache */
+	.attention_cost = { [CR_BACKEND_CUDA] = 1.4442, [CR_BACKEND_METAL] = 1.8149, [CR_BACKEND_ROCM] = 2.1684, [CR_BACKEND_VULKAN] = 2.6581, [CR_BACKEND_CPU] = 1.8419 },
+	.prefill_layer_s = 2.591e-04,    /* per layer per micro-batch */
+	.prefill_kv_tokens = 66.93,  /* prompt tokens per pass over the KV cache */
 	/* Volta (compute capability 7.0), micro-batch >= 64: MUL_MAT_ID's generic path */
 	.volta_expert_s = 1.338e-05,     /* per expert with tokens, per MUL_MAT_ID: its own GEMM's kernels */
 	.volta_host_step_s = 1.128e-09,  /* per step of the host loop that sorts tokens by expert */
 	/* out of sample (leave one source out, 2025-26 rows): median absolute error, percent,
 	 * and the 10th / 90th percentiles of measured / predicted */
-	.decode_error_pct = { [CR_BACKEND_CUDA] = 16.2, [CR_BACKEND_METAL] = 13.6, [CR_BACKEND_ROCM] = 9.3, [CR_BACKEND_VULKAN] = 15.8, [CR_BACKEND_CPU] = 40.4 },
-	.decode_q10 = { [CR_BACKEND_CUDA] = 0.773, [CR_BACKEND_METAL] = 0.814, [CR_BACKEND_ROCM] = 0.785, [CR_BACKEND_VULKAN] = 0.503, [CR_BACKEND_CPU] = 0.565 },
-	.decode_q90 = { [CR_BACKEND_CUDA] = 1.350, [CR_BACKEND_METAL] = 1.220, [CR_BACKEND_ROCM] = 1.203, [CR_BACKEND_VULKAN] = 1.449, [CR_BACKEND_CPU] = 1.307 },
-	.prefill_error_pct = { [CR_BACKEND_CUDA] = 19.7, [CR_BACKEND_METAL] = 20.9, [CR_BACKEND_ROCM] = 21.9, [CR_BACKEND_VULKAN] = 32.8, [CR_BACKEND_CPU] = 35.1 },
-	.prefill_q10 = { [CR_BACKEND_CUDA] = 0.763, [CR_BACKEND_METAL] = 0.773, [CR_BACKEND_ROCM] = 0.663, [CR_BACKEND_VULKAN] = 0.520, [CR_BACKEND_CPU] = 0.636 },
-	.prefill_q90 = { [CR_BACKEND_CUDA] = 1.599, [CR_BACKEND_METAL] = 1.475, [CR_BACKEND_ROCM] = 1.525, [CR_BACKEND_VULKAN] = 2.003, [CR_BACKEND_CPU] = 1.737 },
+	.decode_error_pct = { [CR_BACKEND_CUDA] = 15.3, [CR_BACKEND_METAL] = 12.7, [CR_BACKEND_ROCM] = 8.9, [CR_BACKEND_VULKAN] = 14.2, [CR_BACKEND_CPU] = 39.4 },
+	.decode_q10 = { [CR_BACKEND_CUDA] = 0.777, [CR_BACKEND_METAL] = 0.814, [CR_BACKEND_ROCM] = 0.774, [CR_BACKEND_VULKAN] = 0.509, [CR_BACKEND_CPU] = 0.573 },
+	.decode_q90 = { [CR_BACKEND_CUDA] = 1.330, [CR_BACKEND_METAL] = 1.204, [CR_BACKEND_ROCM] = 1.207, [CR_BACKEND_VULKAN] = 1.448, [CR_BACKEND_CPU] = 1.322 },
+	.prefill_error_pct = { [CR_BACKEND_CUDA] = 19.8, [CR_BACKEND_METAL] = 20.8, [CR_BACKEND_ROCM] = 21.8, [CR_BACKEND_VULKAN] = 32.8, [CR_BACKEND_CPU] = 35.1 },
+	.prefill_q10 = { [CR_BACKEND_CUDA] = 0.764, [CR_BACKEND_METAL] = 0.773, [CR_BACKEND_ROCM] = 0.663, [CR_BACKEND_VULKAN] = 0.520, [CR_BACKEND_CPU] = 0.636 },
+	.prefill_q90 = { [CR_BACKEND_CUDA] = 1.600, [CR_BACKEND_METAL] = 1.475, [CR_BACKEND_ROCM] = 1.524, [CR_BACKEND_VULKAN] = 2.003, [CR_BACKEND_CPU] = 1.737 },
 };
 
 /* 2025-26 single-device rows per (backend, memory class, vendor): decode rows,

@@ -35,6 +35,9 @@ typedef struct cr_speed_model {
 	/* Vulkan only: per GPU vendor (each its own driver and shader paths); 0 reads as 1 */
 	double vulkan_vendor_eff[CR_VENDOR_COUNT];
 	double kv_read_factor;
+	/* decode: the legacy block quants' (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0) weights
+	 * are read at this x the bandwidth share of the K- and IQ-quants' */
+	double legacy_quant_eff;
 	/* decode's attention FLOPs (QK^T, AV) cost this many FP16-peak FLOPs */
 	double decode_attention_cost;
 	double layer_s[CR_BACKEND_COUNT];
