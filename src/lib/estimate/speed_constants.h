@@ -10,11 +10,13 @@
  *   + (MoE) layers x experts used x moe_expert_s
  *   + (CPU) active params x cpu_param_s / the CPU's FP32 TFLOPS (cpu_default_tflops when unknown)
  *   + (GPUs) attention FLOPs at depth x decode_attention_cost / F
- * with KV bytes counted x kv_read_factor.
+ * with KV bytes counted x kv_read_factor, and the weight bytes of Q4_0, Q4_1,
+ * Q5_0, Q5_1 and Q8_0 / legacy_quant_eff.
  *
  * Prefill, seconds per prompt token (micro-batch ub):
  *   hypot((2 A_dense + 2 A_exp / sqrt(m / (m + moe_expert_tokens)) + attention_cost[b] x attn)
  *           / (prefill_eff[b] x prefill_cell[b][mem] [x vulkan_vendor_prefill[v]] [x prefill_f16] x F),
+ *           (BF16 weights on a device stating bf16_tflops: the weight FLOPs at that rate)
  *         all weights / (decode efficiency x BW x ub))
  *   + layers x prefill_layer_s / ub
  *   + KV bytes at depth + prompt / 2 x kv_read_factor / (decode efficiency x BW
