@@ -1273,24 +1273,38 @@ static double layer_rate(const cr_device *d)
 	return decode_rate(d) / sqrt(d->bandwidth_gbs / 1000.0);
 }
 
+/* The model's side of prefill's GEMM efficiency: prefill_width_gain per
+ * doubling of the hidden size over CR_PREFILL_REF_HIDDEN. Wider matrices
+ * keep more of a GPU's units busy (fewer partial tiles and waves), and the
+ * kernels around the GEMMs (norms, activations, copies) do work that grows
+ * as the hidden size, not as its square (docs/accuracy.md "Speed: the
+ * model"). 1 when the hidden size is unknown. */
+#define CR_PREFILL_REF_HIDDEN 4096.0
+
+static double gemm_width(const cr_model *m)
+{
+	return m->hidden > 0 ? pow(cr_speed.prefill_width_gain, log2(m->hidden / CR_PREFILL_REF_HIDDEN)) : 1.0;
+}
+
 /* Share of the dense FP16 peak the weight GEMMs reach; `f16`: F16 / BF16
- * weights (the GEMM path rather than the quantized kernels). */
-static double prefill_eff(const cr_device *d, bool f16)
+ * weights (the GEMM path rather than the quantized kernels); `width`:
+ * gemm_width of the model. */
+static double prefill_eff(const cr_device *d, bool f16, double width)
 {
 	double e = cr_speed.prefill_eff[bk(d->backend)] * cr_speed.prefill_cell[bk(d->backend)][speed_mem(d)] *
-		   vulkan_vendor(d, cr_speed.vulkan_vendor_prefill) * (f16 ? cr_speed.prefill_f16 : 1);
+		   vulkan_vendor(d, cr_speed.vulkan_vendor_prefill) * (f16 ? cr_speed.prefill_f16 : 1) * width;
 
 	return e < 1 ? e : 1;
 }
 
-static double prefill_rate(const cr_device *d)
+static double prefill_rate(const cr_device *d, double width)
 {
-	return prefill_eff(d, false) * d->fp16_tflops * 1e12;
+	return prefill_eff(d, false, width) * d->fp16_tflops * 1e12;
 }
 
-static double prefill_rate_f16(const cr_device *d)
+static double prefill_rate_f16(const cr_device *d, double width)
 {
-	return prefill_eff(d, true) * d->fp16_tflops * 1e12;
+	return prefill_eff(d, true, width) * d->fp16_tflops * 1e12;
 }
 
 /* The quantized weight GEMMs (MMQ) run on int8 dot products: on a GPU whose
@@ -1298,11 +1312,11 @@ static double prefill_rate_f16(const cr_device *d)
  * FP32 rate as fp16_tflops) they go that much faster than prefill_eff's
  * calibration, made on tensor-core GPUs, says (ggml-cuda/mmq.cu
  * ggml_cuda_should_use_mmq: dp4a MMQ where there is no FP16 MMA). */
-static double mmq_rate(const cr_device *d)
+static double mmq_rate(const cr_device *d, double width)
 {
 	double k = d->int8_tops > 0 && d->fp16_tflops > 0 ? d->int8_tops / (2.0 * d->fp16_tflops) : 1.0;
 
-	return prefill_rate(d) * k;
+	return prefill_rate(d, width) * k;
 }
 
 /* llama.cpp's CUDA kernel paths on Volta (compute capability 7.0 to 7.2:
@@ -1360,14 +1374,14 @@ static double volta_moe_s(const cr_model *m, const cr_rig *r, const tiers *t, co
 
 /* Attention FLOPs run in the backend's own flash-attention kernels, at
  * attention_cost[backend] times the weight GEMMs' cost per FLOP. */
-static double attention_rate(const cr_device *d)
+static double attention_rate(const cr_device *d, double width)
 {
-	return prefill_rate(d) / cr_speed.attention_cost[bk(d->backend)];
+	return prefill_rate(d, width) / cr_speed.attention_cost[bk(d->backend)];
 }
 
-static double attention_rate_f16(const cr_device *d)
+static double attention_rate_f16(const cr_device *d, double width)
 {
-	return prefill_rate_f16(d) / cr_speed.attention_cost[bk(d->backend)];
+	return prefill_rate_f16(d, width) / cr_speed.attention_cost[bk(d->backend)];
 }
 
 /* Per-token time of tensor parallelism's all-reduces: two per layer
@@ -1594,9 +1608,9 @@ typedef enum weight_path { WP_QUANT, WP_F16, WP_BF16 } weight_path;
  * the weights once per micro-batch (`bytes`) overlap in part, so the two
  * times add in quadrature, between their sum and their maximum
  * (docs/accuracy.md "Speed: the model"). */
-static double gemm_time(const cr_device *d, double flops, double attn, double bytes, weight_path wp)
+static double gemm_time(const cr_device *d, double flops, double attn, double bytes, weight_path wp, double width)
 {
-	double rate = wp == WP_QUANT ? mmq_rate(d) : prefill_rate_f16(d);
+	double rate = wp == WP_QUANT ? mmq_rate(d, width) : prefill_rate_f16(d, width);
 	double compute;
 
 	/* BF16 weights on a GPU without BF16 arithmetic run at the catalog's
@@ -1605,27 +1619,28 @@ static double gemm_time(const cr_device *d, double flops, double attn, double by
 	 * the F16 cache and keeps the FP16 rate (docs/methodology.md "Prefill"). */
 	if (wp == WP_BF16 && d->bf16_tflops > 0 && d->fp16_tflops > 0)
 		rate *= d->bf16_tflops / d->fp16_tflops;
-	compute = flops / rate + attn / (wp == WP_QUANT ? attention_rate : attention_rate_f16)(d);
+	compute = flops / rate + attn / (wp == WP_QUANT ? attention_rate : attention_rate_f16)(d, width);
 	return hypot(compute, bytes / decode_rate(d));
 }
 
 typedef struct gemm_work {
 	double flops, attn, bytes;
 	weight_path wp;
+	double width;
 } gemm_work;
 
 static double gemm_work_time(const cr_device *d, const void *ctx)
 {
 	const gemm_work *w = ctx;
 
-	return gemm_time(d, w->flops, w->attn, w->bytes, w->wp);
+	return gemm_time(d, w->flops, w->attn, w->bytes, w->wp, w->width);
 }
 
 /* gemm_time on the accelerators, each device doing its share. */
 static double acc_gemm_time(const cr_rig *r, const tiers *t, const cr_estimate_opts *o, double flops, double attn,
-			    double bytes, weight_path wp)
+			    double bytes, weight_path wp, double width)
 {
-	gemm_work w = { flops, attn, bytes, wp };
+	gemm_work w = { flops, attn, bytes, wp, width };
 
 	return acc_shares(r, t, o, gemm_work_time, &w);
 }
@@ -1665,7 +1680,8 @@ static double prefill_tps(const cr_model *m, const profile *pf, const cr_estimat
 		for (unsigned g = 0; g < r->n_devices; g++)
 			if (r->devices[g].kind != CR_MEM_SYSTEM && r->devices[g].fp16_tflops <= 0)
 				return 0; /* unknown: no figure for a device that does work */
-		time += acc_gemm_time(r, t, o, flops, attn, w_all / ub, wp) + acc_time(r, t, o, kv_pass, decode_rate) +
+		time += acc_gemm_time(r, t, o, flops, attn, w_all / ub, wp, gemm_width(m)) +
+			acc_time(r, t, o, kv_pass, decode_rate) +
 			m->n_layers * k->prefill_layer_s / ub + volta_moe_s(m, r, t, o, ub, wp != WP_QUANT);
 		/* llama.cpp runs large batches of layers kept in RAM on the GPU
 		 * too, copying their weights over the bus once per micro-batch
@@ -1693,7 +1709,7 @@ static double prefill_tps(const cr_model *m, const profile *pf, const cr_estimat
 	} else {
 		if (!sys || sys->fp16_tflops <= 0)
 			return 0;
-		time += gemm_time(sys, flops / sys->count, attn / sys->count, w_all / ub, wp) +
+		time += gemm_time(sys, flops / sys->count, attn / sys->count, w_all / ub, wp, gemm_width(m)) +
 			kv_pass / decode_rate(sys) + m->n_layers * k->prefill_layer_s / ub;
 	}
 	return time > 0 ? 1.0 / time : 0;
@@ -2465,11 +2481,12 @@ size_t cr_estimate_explain_weights(const cr_model *m, const cr_weights *w, const
 			 e->decode_depth, bw_eff(acc),
 			 e->decode_fixed_s * 1e3, e->decode_tokens_per_s_low, e->decode_tokens_per_s_high);
 	if ((x = term(terms, &n, max, "prefill", e->prefill_tokens_per_s, "tokens/s",
-		      "1 / ((2 x dense + expert FLOPs / s(m) + attention) / (eta x FP16 TFLOPS) + (weights / ubatch + KV at depth / tokens per KV pass) / bandwidth + per-layer time / ubatch) (docs/accuracy.md)")))
+		      "1 / ((2 x dense + expert FLOPs / s(m) + attention) / (eta x width(hidden) x FP16 TFLOPS) + (weights / ubatch + KV at depth / tokens per KV pass) / bandwidth + per-layer time / ubatch) (docs/accuracy.md)")))
 		snprintf(x->formula, sizeof(x->formula),
-			 "%.4g active params (%.4g in routed experts); attention over %u + %u/2 tokens; eta %.3f",
+			 "%.4g active params (%.4g in routed experts); attention over %u + %u/2 tokens; eta %.3f "
+			 "(x %.3f for a hidden size of %u)",
 			 (double)m->active_params, active_expert_params(m), e->prefill_depth, e->prompt_tokens,
-			 prefill_eff(acc, false));
+			 prefill_eff(acc, false, gemm_width(m)), gemm_width(m), m->hidden);
 	if ((x = term(terms, &n, max, "time_to_decision", e->time_to_decision_s, "s",
 		      "prompt tokens / prefill tokens/s (one forward pass)")))
 		snprintf(x->formula, sizeof(x->formula), "%u tokens / %.1f tokens/s", e->prompt_tokens,

@@ -15,7 +15,8 @@
  *
  * Prefill, seconds per prompt token (micro-batch ub):
  *   hypot((2 A_dense + 2 A_exp / sqrt(m / (m + moe_expert_tokens)) + attention_cost[b] x attn)
- *           / (prefill_eff[b] x prefill_cell[b][mem] [x vulkan_vendor_prefill[v]] [x prefill_f16] x F),
+ *           / (prefill_eff[b] x prefill_cell[b][mem] [x vulkan_vendor_prefill[v]] [x prefill_f16]
+ *              x prefill_width_gain^log2(hidden / 4096) x F),
  *           (BF16 weights on a device stating bf16_tflops: the weight FLOPs at that rate)
  *         all weights / (decode efficiency x BW x ub))
  *   + layers x prefill_layer_s / ub
@@ -55,6 +56,9 @@ typedef struct cr_speed_model {
 	double prefill_cell[CR_BACKEND_COUNT][CR_MEMTYPE_COUNT];
 	double vulkan_vendor_prefill[CR_VENDOR_COUNT];
 	double prefill_f16;
+	/* prefill GEMM efficiency x this per doubling of the model's hidden
+	 * size over 4096 (x this^log2(hidden / 4096)) */
+	double prefill_width_gain;
 	double moe_expert_tokens;
 	double attention_cost[CR_BACKEND_COUNT]; /* each backend's attention kernels */
 	double prefill_layer_s;
