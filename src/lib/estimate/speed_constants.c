@@ -33,33 +33,33 @@ const cr_speed_model cr_speed = {
 	.cpu_default_tflops = 0.700,  /* a CPU without a figure: the calibration CPUs' median */
 	.multi_gpu_factor = 1.0250,   /* layer split: cards in turn */
 	/* prefill: share of dense FP16 peak the weight GEMMs reach */
-	.prefill_eff = { [CR_BACKEND_CUDA] = 0.3701, [CR_BACKEND_METAL] = 0.7517, [CR_BACKEND_ROCM] = 0.3391, [CR_BACKEND_VULKAN] = 0.1829, [CR_BACKEND_CPU] = 0.9703 },
+	.prefill_eff = { [CR_BACKEND_CUDA] = 0.3764, [CR_BACKEND_METAL] = 0.7511, [CR_BACKEND_ROCM] = 0.3384, [CR_BACKEND_VULKAN] = 0.1821, [CR_BACKEND_CPU] = 0.9692 },
 	.prefill_cell = {
-		[CR_BACKEND_CUDA] = { 1, 0.8791, 1.0781, 1.0349, 1.0000 },
-		[CR_BACKEND_METAL] = { 1, 1.0000, 1.0000, 1.1708, 1.0000 },
-		[CR_BACKEND_ROCM] = { 1, 1.2236, 1.1551, 0.6789, 1.0000 },
-		[CR_BACKEND_VULKAN] = { 1, 1.0000, 1.0359, 0.7938, 1.0000 },
+		[CR_BACKEND_CUDA] = { 1, 0.8741, 1.1236, 1.0028, 1.0000 },
+		[CR_BACKEND_METAL] = { 1, 1.0000, 1.0000, 1.1706, 1.0000 },
+		[CR_BACKEND_ROCM] = { 1, 1.2219, 1.1597, 0.6768, 1.0000 },
+		[CR_BACKEND_VULKAN] = { 1, 1.0000, 1.0396, 0.7902, 1.0000 },
 		[CR_BACKEND_CPU] = { 1, 1.0000, 1.0000, 1.0000, 1.0000 },
 	},
-	.vulkan_vendor_prefill = { [CR_VENDOR_NVIDIA] = 1.5753, [CR_VENDOR_AMD] = 1.2235, [CR_VENDOR_INTEL] = 0.4266 },
-	.prefill_f16 = 1.0339,        /* F16 / BF16 weights (cuBLAS / GEMM path) */
-	.prefill_width_gain = 1.1833, /* x this per doubling of the hidden size over 4096 */
-	.moe_expert_tokens = 196.08,  /* m0: an expert GEMM of m tokens runs at sqrt(m / (m + m0)) */
+	.vulkan_vendor_prefill = { [CR_VENDOR_NVIDIA] = 1.5759, [CR_VENDOR_AMD] = 1.2264, [CR_VENDOR_INTEL] = 0.4251 },
+	.prefill_f16 = 1.0318,        /* F16 / BF16 weights (cuBLAS / GEMM path) */
+	.prefill_width_gain = 1.1763, /* x this per doubling of the hidden size over 4096 */
+	.moe_expert_tokens = 184.72,  /* m0: an expert GEMM of m tokens runs at sqrt(m / (m + m0)) */
 	/* attention FLOPs relative to weight FLOPs: psi x the backend's own factor (CPU: psi) */
-	.attention_cost = { [CR_BACKEND_CUDA] = 1.1833, [CR_BACKEND_METAL] = 1.6767, [CR_BACKEND_ROCM] = 1.9988, [CR_BACKEND_VULKAN] = 2.5311, [CR_BACKEND_CPU] = 1.6766 },
-	.prefill_layer_s = 1.706e-04,    /* per layer per micro-batch */
-	.prefill_kv_tokens = 70.92,  /* prompt tokens per pass over the KV cache */
+	.attention_cost = { [CR_BACKEND_CUDA] = 1.1511, [CR_BACKEND_METAL] = 1.6863, [CR_BACKEND_ROCM] = 1.9910, [CR_BACKEND_VULKAN] = 2.5217, [CR_BACKEND_CPU] = 1.6657 },
+	.prefill_layer_s = 1.974e-04,    /* per layer per micro-batch */
+	.prefill_kv_tokens = 71.64,  /* prompt tokens per pass over the KV cache */
 	/* Volta (compute capability 7.0), micro-batch >= 64: MUL_MAT_ID's generic path */
-	.volta_expert_s = 1.304e-05,     /* per expert with tokens, per MUL_MAT_ID: its own GEMM's kernels */
-	.volta_host_step_s = 1.091e-09,  /* per step of the host loop that sorts tokens by expert */
+	.volta_expert_s = 1.331e-05,     /* per expert with tokens, per MUL_MAT_ID: its own GEMM's kernels */
+	.volta_host_step_s = 1.106e-09,  /* per step of the host loop that sorts tokens by expert */
 	/* out of sample (leave one source out, 2025-26 rows): median absolute error, percent,
 	 * and the 10th / 90th percentiles of measured / predicted */
 	.decode_error_pct = { [CR_BACKEND_CUDA] = 10.5, [CR_BACKEND_METAL] = 12.1, [CR_BACKEND_ROCM] = 8.9, [CR_BACKEND_VULKAN] = 16.4, [CR_BACKEND_CPU] = 39.3 },
 	.decode_q10 = { [CR_BACKEND_CUDA] = 0.789, [CR_BACKEND_METAL] = 0.803, [CR_BACKEND_ROCM] = 0.783, [CR_BACKEND_VULKAN] = 0.593, [CR_BACKEND_CPU] = 0.573 },
 	.decode_q90 = { [CR_BACKEND_CUDA] = 1.252, [CR_BACKEND_METAL] = 1.196, [CR_BACKEND_ROCM] = 1.198, [CR_BACKEND_VULKAN] = 1.408, [CR_BACKEND_CPU] = 1.323 },
-	.prefill_error_pct = { [CR_BACKEND_CUDA] = 17.7, [CR_BACKEND_METAL] = 17.3, [CR_BACKEND_ROCM] = 19.1, [CR_BACKEND_VULKAN] = 32.9, [CR_BACKEND_CPU] = 25.5 },
-	.prefill_q10 = { [CR_BACKEND_CUDA] = 0.714, [CR_BACKEND_METAL] = 0.795, [CR_BACKEND_ROCM] = 0.645, [CR_BACKEND_VULKAN] = 0.502, [CR_BACKEND_CPU] = 0.639 },
-	.prefill_q90 = { [CR_BACKEND_CUDA] = 1.491, [CR_BACKEND_METAL] = 1.384, [CR_BACKEND_ROCM] = 1.482, [CR_BACKEND_VULKAN] = 2.009, [CR_BACKEND_CPU] = 1.836 },
+	.prefill_error_pct = { [CR_BACKEND_CUDA] = 17.1, [CR_BACKEND_METAL] = 17.1, [CR_BACKEND_ROCM] = 19.9, [CR_BACKEND_VULKAN] = 31.8, [CR_BACKEND_CPU] = 25.6 },
+	.prefill_q10 = { [CR_BACKEND_CUDA] = 0.678, [CR_BACKEND_METAL] = 0.797, [CR_BACKEND_ROCM] = 0.640, [CR_BACKEND_VULKAN] = 0.506, [CR_BACKEND_CPU] = 0.640 },
+	.prefill_q90 = { [CR_BACKEND_CUDA] = 1.466, [CR_BACKEND_METAL] = 1.371, [CR_BACKEND_ROCM] = 1.464, [CR_BACKEND_VULKAN] = 2.017, [CR_BACKEND_CPU] = 1.833 },
 };
 
 /* 2025-26 single-device rows per (backend, memory class, vendor): decode rows,
@@ -67,8 +67,8 @@ const cr_speed_model cr_speed = {
  * deepest context measured. */
 const cr_speed_cell cr_speed_cells[] = {
 	{ CR_BACKEND_CPU, CR_MEMTYPE_DDR, CR_VENDOR_OTHER, 21, 16, 37, 0, 0, 1.1e+09, 7.06e+10, 4096 },
-	{ CR_BACKEND_CUDA, CR_MEMTYPE_GDDR, CR_VENDOR_NVIDIA, 68, 99, 41, 75, 51, 5.96e+08, 2.69e+10, 49664 },
-	{ CR_BACKEND_CUDA, CR_MEMTYPE_HBM, CR_VENDOR_NVIDIA, 8, 18, 2, 24, 0, 2.66e+09, 8.19e+09, 34816 },
+	{ CR_BACKEND_CUDA, CR_MEMTYPE_GDDR, CR_VENDOR_NVIDIA, 68, 79, 41, 55, 51, 5.96e+08, 2.69e+10, 49664 },
+	{ CR_BACKEND_CUDA, CR_MEMTYPE_HBM, CR_VENDOR_NVIDIA, 8, 16, 2, 22, 0, 2.66e+09, 8.19e+09, 34816 },
 	{ CR_BACKEND_CUDA, CR_MEMTYPE_LPDDR, CR_VENDOR_NVIDIA, 93, 104, 60, 134, 3, 3.35e+09, 7.62e+09, 34816 },
 	{ CR_BACKEND_METAL, CR_MEMTYPE_LPDDR, CR_VENDOR_APPLE, 77, 88, 77, 86, 2, 5.96e+08, 7.06e+10, 34816 },
 	{ CR_BACKEND_ROCM, CR_MEMTYPE_GDDR, CR_VENDOR_AMD, 34, 16, 29, 13, 8, 3.35e+09, 2.69e+10, 33792 },
