@@ -1278,12 +1278,21 @@ static double layer_rate(const cr_device *d)
  * keep more of a GPU's units busy (fewer partial tiles and waves), and the
  * kernels around the GEMMs (norms, activations, copies) do work that grows
  * as the hidden size, not as its square (docs/accuracy.md "Speed: the
- * model"). 1 when the hidden size is unknown. */
+ * model"). 1 when the hidden size is unknown; a hidden size outside the
+ * calibration rows' range (Qwen3-0.6B's 1024 to Llama-3-70B's 8192,
+ * bench/speed-calibration HIDDEN_RANGE) takes the nearest end of it. */
 #define CR_PREFILL_REF_HIDDEN 4096.0
+#define CR_PREFILL_MIN_HIDDEN 1024.0
+#define CR_PREFILL_MAX_HIDDEN 8192.0
 
 static double gemm_width(const cr_model *m)
 {
-	return m->hidden > 0 ? pow(cr_speed.prefill_width_gain, log2(m->hidden / CR_PREFILL_REF_HIDDEN)) : 1.0;
+	double h = m->hidden;
+
+	if (!(h > 0))
+		return 1.0;
+	h = h < CR_PREFILL_MIN_HIDDEN ? CR_PREFILL_MIN_HIDDEN : h > CR_PREFILL_MAX_HIDDEN ? CR_PREFILL_MAX_HIDDEN : h;
+	return pow(cr_speed.prefill_width_gain, log2(h / CR_PREFILL_REF_HIDDEN));
 }
 
 /* Share of the dense FP16 peak the weight GEMMs reach; `f16`: F16 / BF16
@@ -2484,7 +2493,7 @@ size_t cr_estimate_explain_weights(const cr_model *m, const cr_weights *w, const
 		      "1 / ((2 x dense + expert FLOPs / s(m) + attention) / (eta x width(hidden) x FP16 TFLOPS) + (weights / ubatch + KV at depth / tokens per KV pass) / bandwidth + per-layer time / ubatch) (docs/accuracy.md)")))
 		snprintf(x->formula, sizeof(x->formula),
 			 "%.4g active params (%.4g in routed experts); attention over %u + %u/2 tokens; eta %.3f "
-			 "(x %.3f for a hidden size of %u)",
+			 "(including x %.3f for a hidden size of %u)",
 			 (double)m->active_params, active_expert_params(m), e->prefill_depth, e->prompt_tokens,
 			 prefill_eff(acc, false, gemm_width(m)), gemm_width(m), m->hidden);
 	if ((x = term(terms, &n, max, "time_to_decision", e->time_to_decision_s, "s",
