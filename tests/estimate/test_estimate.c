@@ -1481,6 +1481,48 @@ static void test_prefill_volta_moe(void **state)
 		     volta - base, 1e-12);
 }
 
+/* Decode on a CUDA GPU without dp4a (compute capability below 6.1: the
+ * P100's 6.0): quantized weights add a time per active parameter at the
+ * GPU's FP32 rate, half the FP16 figure at 6.0 (packed FP16) and the figure
+ * itself at 5.2. Not at 6.1, nor without a stated compute capability, nor
+ * for F16 weights, nor in prefill; the same at every depth, in proportion
+ * to the active parameters, and once for two cards in turn. */
+static double no_dp4a_s(const char *model, const char *quant, double cc, unsigned cards, uint32_t depth,
+			double *prefill)
+{
+	cr_rig r = gpu_rig(80, 732, cards);
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_estimate with, without;
+
+	o.n_ctx = 16384;
+	o.depth = depth;
+	without = run(ts_model(model), ts_quant(quant), &r, &o);
+	r.devices[0].compute_capability = cc;
+	with = run(ts_model(model), ts_quant(quant), &r, &o);
+	assert_true(with.decode_tokens_per_s > 0 && without.decode_tokens_per_s > 0);
+	if (prefill)
+		*prefill = with.prefill_tokens_per_s / without.prefill_tokens_per_s;
+	return 1.0 / with.decode_tokens_per_s - 1.0 / without.decode_tokens_per_s;
+}
+
+static void test_decode_no_dp4a(void **state)
+{
+	double pp = 0, dense = no_dp4a_s("llama-3.1-8b", "Q4_K_M", 6.0, 1, 0, &pp);
+	double moe = no_dp4a_s("qwen3-30b-a3b", "Q4_K_M", 6.0, 1, 0, NULL);
+
+	(void)state;
+	assert_true(dense > 1e-3);      /* 8e9 parameters x a few FLOPs / 50 TFLOPS: milliseconds */
+	assert_true(pp == 1.0);
+	assert_true(no_dp4a_s("llama-3.1-8b", "Q4_K_M", 6.1, 1, 0, NULL) == 0);
+	assert_true(no_dp4a_s("llama-3.1-8b", "Q4_K_M", 7.0, 1, 0, NULL) == 0);
+	assert_true(no_dp4a_s("llama-3.1-8b", "F16", 6.0, 1, 0, NULL) == 0);
+	assert_close(no_dp4a_s("llama-3.1-8b", "Q4_K_M", 6.0, 1, 12000, NULL), dense, 1e-9 * dense);
+	assert_close(no_dp4a_s("llama-3.1-8b", "Q4_K_M", 5.2, 1, 0, NULL), dense / 2, 1e-9 * dense);
+	assert_close(no_dp4a_s("llama-3.1-8b", "Q4_K_M", 6.0, 2, 0, NULL), dense, 1e-9 * dense);
+	assert_close(moe / dense, (double)ts_model("qwen3-30b-a3b")->active_params /
+					  (double)ts_model("llama-3.1-8b")->active_params, 1e-9);
+}
+
 /* ---- rigs with several devices and tiers ------------------------------------------------ */
 
 static void test_multi_device(void **state)
@@ -2752,6 +2794,7 @@ int main(void)
 		cmocka_unit_test(test_prefill_bf16_rate),
 		cmocka_unit_test(test_decode_legacy_quant),
 		cmocka_unit_test(test_prefill_volta_moe),
+		cmocka_unit_test(test_decode_no_dp4a),
 		cmocka_unit_test(test_gpus_filled),
 		cmocka_unit_test(test_fit_moves_layers),
 		cmocka_unit_test(test_fit_partial),

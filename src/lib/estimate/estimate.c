@@ -1509,6 +1509,31 @@ static double decode_attention_s(const cr_model *m, const cr_rig *r, const tiers
 	return acc_time(r, t, o, (1.0 - p->f) * attention_flops(m, depth), decode_attention_rate);
 }
 
+/* Which kernels the weights take: the quantized kernels (MMVQ in decode,
+ * MMQ in prefill), or the F16 / BF16 path. */
+typedef enum weight_path { WP_QUANT, WP_F16, WP_BF16 } weight_path;
+
+/* Seconds per token, on device d alone, of the int8 dot products of a CUDA
+ * GPU without dp4a (compute capability below 6.1: the Tesla P100's GP100).
+ * llama.cpp's ggml_cuda_dp4a (ggml-cuda/common.cuh) has __dp4a from 6.1
+ * and four byte-wise multiply-adds below it, so the quantized
+ * matrix-vector kernels spend integer instructions per weight at the FP32
+ * issue rate: no_dp4a_flops FLOPs' worth per active parameter
+ * (docs/accuracy.md "Speed: the model"). The FP32 rate is half the FP16
+ * figure where FP16 runs packed at twice it (GP100 6.0, Tegra X1 5.3), and
+ * the figure itself elsewhere (the catalog gives such GPUs' FP32 rate as
+ * fp16_tflops). 0 on every other device. */
+static double no_dp4a_time(const cr_device *d, const void *ctx)
+{
+	const cr_model *m = ctx;
+	double cc = d->compute_capability, fp32;
+
+	if (d->backend != CR_BACKEND_CUDA || !(cc > 0) || cc >= 6.1 || !(d->fp16_tflops > 0))
+		return 0;
+	fp32 = d->fp16_tflops * (fabs(cc - 6.0) < 0.01 || fabs(cc - 5.3) < 0.01 ? 0.5 : 1.0);
+	return (double)m->active_params * cr_speed.no_dp4a_flops / (fp32 * 1e12);
+}
+
 typedef struct decode_out {
 	double tps;
 	double acc_read, sys_read; /* bytes per token per tier */
@@ -1519,7 +1544,7 @@ typedef struct decode_out {
 /* Decode tokens/s at `depth` cached tokens (docs/accuracy.md "Decode"). */
 static void decode(const cr_model *m, const profile *pf, const cr_estimate_opts *o,
 		   const cr_rig *r, const tiers *t, const plan *p, double weights, uint32_t depth,
-		   bool legacy, decode_out *d)
+		   bool legacy, weight_path wp, decode_out *d)
 {
 	const cr_speed_model *k = &cr_speed;
 	double emb = embedding_bytes(m, weights);
@@ -1569,6 +1594,8 @@ static void decode(const cr_model *m, const profile *pf, const cr_estimate_opts 
 	       cr_model_count_layers(m, CR_LAYER_RECURRENT) * k->recurrent_layer_s +
 	       (m->experts_total ? m->n_layers * (double)m->experts_used * k->moe_expert_s : 0) +
 	       cpu_share * (double)m->active_params * k->cpu_param_s / cpu_tflops(sys);
+	if (layers_acc > 0 && wp == WP_QUANT)
+		time += (1.0 - p->f) * acc_shares(r, t, o, no_dp4a_time, m);
 	/* Layer split: each GPU runs its share of the layers; tensor split:
 	 * every GPU runs every layer, at the pace of the slowest. */
 	if (layers_acc > 0 && o->split == CR_SPLIT_TENSOR) {
@@ -1607,10 +1634,6 @@ static void decode(const cr_model *m, const profile *pf, const cr_estimate_opts 
 	}
 	d->tps = 1.0 / time;
 }
-
-/* Which kernels the weight GEMMs take: the quantized matmuls (MMQ), or the
- * F16 / BF16 GEMM path. */
-typedef enum weight_path { WP_QUANT, WP_F16, WP_BF16 } weight_path;
 
 /* Seconds per prompt token of the weight GEMMs on one device: their
  * arithmetic (`flops` of weights, `attn` of attention) and their reading of
@@ -2157,7 +2180,8 @@ int cr_estimate_run_weights(const cr_model *m, const cr_weights *w, const cr_rig
 	out->decode_depth = o->depth < at.n_ctx ? o->depth : at.n_ctx;
 	out->prompt_tokens = o->prompt_tokens ? o->prompt_tokens
 					      : (at.n_ctx < CR_DEFAULT_PROMPT_TOKENS ? at.n_ctx : CR_DEFAULT_PROMPT_TOKENS);
-	decode(m, &pf, &at, r, &t, &p, weights, out->decode_depth, legacy_weights(m, w), &d);
+	wp = strcmp(weights_type(w), "BF16") == 0 ? WP_BF16 : strcmp(weights_type(w), "F16") == 0 ? WP_F16 : WP_QUANT;
+	decode(m, &pf, &at, r, &t, &p, weights, out->decode_depth, legacy_weights(m, w), wp, &d);
 	b = bk(primary(r)->backend);
 	out->weights_read_bytes = (uint64_t)d.weights_read;
 	out->decode_tokens_per_s = d.tps;
@@ -2169,7 +2193,6 @@ int cr_estimate_run_weights(const cr_model *m, const cr_weights *w, const cr_rig
 	if ((uint64_t)pre_depth + out->prompt_tokens > at.n_ctx)
 		pre_depth = at.n_ctx > out->prompt_tokens ? at.n_ctx - out->prompt_tokens : 0;
 	out->prefill_depth = pre_depth;
-	wp = strcmp(weights_type(w), "BF16") == 0 ? WP_BF16 : strcmp(weights_type(w), "F16") == 0 ? WP_F16 : WP_QUANT;
 	out->prefill_tokens_per_s = prefill_tps(m, &pf, &at, r, &t, &p, weights, out->prompt_tokens, pre_depth, wp);
 	out->prefill_tokens_per_s_low = out->prefill_tokens_per_s * cr_speed.prefill_q10[b];
 	out->prefill_tokens_per_s_high = out->prefill_tokens_per_s * cr_speed.prefill_q90[b];

@@ -9,6 +9,7 @@
  *   + recurrent layers x recurrent_layer_s
  *   + (MoE) layers x experts used x moe_expert_s
  *   + (CPU) active params x cpu_param_s / the CPU's FP32 TFLOPS (cpu_default_tflops when unknown)
+ *   + (CUDA below compute capability 6.1, quantized weights) active params x no_dp4a_flops / its FP32 rate
  *   + (GPUs) attention FLOPs at depth x decode_attention_cost / F
  * with KV bytes counted x kv_read_factor, and the weight bytes of Q4_0, Q4_1,
  * Q5_0, Q5_1 and Q8_0 / legacy_quant_eff.
@@ -50,6 +51,9 @@ typedef struct cr_speed_model {
 	double recurrent_layer_s;
 	double moe_expert_s;
 	double cpu_param_s;
+	/* decode on a CUDA GPU without dp4a (compute capability below 6.1):
+	 * per quantized weight, this many FLOPs' worth of its FP32 issue rate */
+	double no_dp4a_flops;
 	double cpu_default_tflops;
 	double multi_gpu_factor;
 	double prefill_eff[CR_BACKEND_COUNT];
