@@ -1266,7 +1266,8 @@ static void test_decode_layers_and_memory(void **state)
 
 /* Confidence: measured rows back a dense 8B on an NVIDIA GDDR card; none
  * back a hybrid model on an NVIDIA HBM card under CUDA, Metal on HBM, or a
- * custom Vulkan device of no stated vendor. */
+ * custom Vulkan device of no stated vendor; an Intel GPU's Vulkan decode
+ * is marked for its driver. */
 static void test_speed_confidence(void **state)
 {
 	cr_rig r = gpu_rig(100, 1000, 1);
@@ -1296,6 +1297,13 @@ static void test_speed_confidence(void **state)
 	assert_non_null(strstr(e.decode_note, "context 32768"));
 	e = run_ctx("llama-3.1-8b", "Q4_K_M", &r, 512);
 	assert_string_equal(e.decode_note, "");
+	/* Intel on Vulkan: measured rows, but its decode depends on the
+	 * driver (Windows' or Mesa), which the estimate does not know; its
+	 * prefill stays calibrated. */
+	r.devices[0].vendor = CR_VENDOR_INTEL;
+	e = run_ctx("llama-3.1-8b", "Q4_K_M", &r, 512);
+	assert_non_null(strstr(e.decode_note, "Intel GPU on Vulkan"));
+	assert_string_equal(e.prefill_note, "");
 }
 
 /* Llama-3.1-8B Q4_K_M at 4k on each of the custom rigs `spec` (n of them)

@@ -1795,6 +1795,13 @@ static void speed_confidence(const cr_model *m, const cr_rig *r, const tiers *t,
 		 why[0] || (c && c->decode_rows >= CONF_MIN_ROWS) ? why : "fewer than 3 measured decode rows here");
 	snprintf(out->prefill_note, sizeof(out->prefill_note), "%s",
 		 why[0] || (c && c->prefill_rows >= CONF_MIN_ROWS) ? why : "fewer than 3 measured prefill rows here");
+	/* Intel's Vulkan decode depends on the driver more than on anything
+	 * the estimate knows: one build measured 2.5-3.1x faster under the
+	 * Windows driver than under Mesa on the same cards (llama.cpp #14001,
+	 * docs/accuracy.md "Speed: limits"). Prefill differed far less. */
+	if (!out->decode_note[0] && d->backend == CR_BACKEND_VULKAN && v == CR_VENDOR_INTEL)
+		snprintf(out->decode_note, sizeof(out->decode_note),
+			 "Intel GPU on Vulkan: Windows' driver decodes 2.5-3.1x faster than Mesa on one card and build; OS not modelled");
 	out->decode_error_pct = cr_speed.decode_error_pct[bk(d->backend)];
 	out->prefill_error_pct = cr_speed.prefill_error_pct[bk(d->backend)];
 }
