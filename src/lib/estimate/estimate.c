@@ -1594,8 +1594,10 @@ static void decode(const cr_model *m, const profile *pf, const cr_estimate_opts 
 	       cr_model_count_layers(m, CR_LAYER_RECURRENT) * k->recurrent_layer_s +
 	       (m->experts_total ? m->n_layers * (double)m->experts_used * k->moe_expert_s : 0) +
 	       cpu_share * (double)m->active_params * k->cpu_param_s / cpu_tflops(sys);
+	/* The accelerators multiply what the CPU does not (cpu_share: the
+	 * layers in RAM, and the experts that --cpu-moe keeps there). */
 	if (layers_acc > 0 && wp == WP_QUANT)
-		time += (1.0 - p->f) * acc_shares(r, t, o, no_dp4a_time, m);
+		time += (1.0 - cpu_share) * acc_shares(r, t, o, no_dp4a_time, m);
 	/* Layer split: each GPU runs its share of the layers; tensor split:
 	 * every GPU runs every layer, at the pace of the slowest. */
 	if (layers_acc > 0 && o->split == CR_SPLIT_TENSOR) {
