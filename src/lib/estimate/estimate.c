@@ -1520,9 +1520,10 @@ typedef enum weight_path { WP_QUANT, WP_F16, WP_BF16 } weight_path;
  * matrix-vector kernels spend integer instructions per weight at the FP32
  * issue rate: no_dp4a_flops FLOPs' worth per active parameter
  * (docs/accuracy.md "Speed: the model"). The FP32 rate is half the FP16
- * figure where FP16 runs packed at twice it (GP100 6.0, Tegra X1 5.3), and
- * the figure itself elsewhere (the catalog gives such GPUs' FP32 rate as
- * fp16_tflops). 0 on every other device. */
+ * figure on GP100 (6.0), which runs FP16 packed at twice it (the P100 PCIe:
+ * 18.7 and 9.3 TFLOPS, data/rigs.json); below 6.0 the figure is taken as the
+ * FP32 rate, as the catalog states it for GPUs without fast FP16. 0 on
+ * every other device. */
 static double no_dp4a_time(const cr_device *d, const void *ctx)
 {
 	const cr_model *m = ctx;
@@ -1530,7 +1531,7 @@ static double no_dp4a_time(const cr_device *d, const void *ctx)
 
 	if (d->backend != CR_BACKEND_CUDA || !(cc > 0) || cc >= 6.1 || !(d->fp16_tflops > 0))
 		return 0;
-	fp32 = d->fp16_tflops * (fabs(cc - 6.0) < 0.01 || fabs(cc - 5.3) < 0.01 ? 0.5 : 1.0);
+	fp32 = d->fp16_tflops * (fabs(cc - 6.0) < 0.01 ? 0.5 : 1.0);
 	return (double)m->active_params * cr_speed.no_dp4a_flops / (fp32 * 1e12);
 }
 
