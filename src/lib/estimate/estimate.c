@@ -1382,15 +1382,13 @@ static double volta_moe_s(const cr_model *m, const cr_rig *r, const tiers *t, co
 }
 
 /* Attention FLOPs run in the backend's own flash-attention kernels, at
- * attention_cost[backend] times the weight GEMMs' cost per FLOP. */
-static double attention_rate(const cr_device *d, double width)
+ * attention_cost[backend] times the cost per FLOP of the weight GEMMs of a
+ * quantized model 4096 wide: the width gain and the F16-weight factor
+ * describe the weight matrices, not attention over an F16 cache
+ * (docs/accuracy.md "Speed: the model"). */
+static double attention_rate(const cr_device *d)
 {
-	return prefill_rate(d, width) / cr_speed.attention_cost[bk(d->backend)];
-}
-
-static double attention_rate_f16(const cr_device *d, double width)
-{
-	return prefill_rate_f16(d, width) / cr_speed.attention_cost[bk(d->backend)];
+	return prefill_rate(d, 1.0) / cr_speed.attention_cost[bk(d->backend)];
 }
 
 /* Per-token time of tensor parallelism's all-reduces: two per layer
@@ -1654,7 +1652,7 @@ static double gemm_time(const cr_device *d, double flops, double attn, double by
 	 * the F16 cache and keeps the FP16 rate (docs/methodology.md "Prefill"). */
 	if (wp == WP_BF16 && d->bf16_tflops > 0 && d->fp16_tflops > 0)
 		rate *= d->bf16_tflops / d->fp16_tflops;
-	compute = flops / rate + attn / (wp == WP_QUANT ? attention_rate : attention_rate_f16)(d, width);
+	compute = flops / rate + attn / attention_rate(d);
 	return hypot(compute, bytes / decode_rate(d));
 }
 
