@@ -34,33 +34,33 @@ const cr_speed_model cr_speed = {
 	.cpu_default_tflops = 0.700,  /* a CPU without a figure: the calibration CPUs' median */
 	.multi_gpu_factor = 1.0217,   /* layer split: cards in turn */
 	/* prefill: share of dense FP16 peak the weight GEMMs reach */
-	.prefill_eff = { [CR_BACKEND_CUDA] = 0.3756, [CR_BACKEND_METAL] = 0.7502, [CR_BACKEND_ROCM] = 0.3470, [CR_BACKEND_VULKAN] = 0.1898, [CR_BACKEND_CPU] = 0.9647 },
+	.prefill_eff = { [CR_BACKEND_CUDA] = 0.4199, [CR_BACKEND_METAL] = 0.8646, [CR_BACKEND_ROCM] = 0.3919, [CR_BACKEND_VULKAN] = 0.2164, [CR_BACKEND_CPU] = 1.0004 },
 	.prefill_cell = {
-		[CR_BACKEND_CUDA] = { 1, 0.8686, 1.1330, 1.0003, 1.0000 },
-		[CR_BACKEND_METAL] = { 1, 1.0000, 1.0000, 1.1703, 1.0000 },
-		[CR_BACKEND_ROCM] = { 1, 1.1896, 1.1434, 0.7095, 1.0000 },
-		[CR_BACKEND_VULKAN] = { 1, 1.0000, 0.9945, 0.8346, 1.0000 },
+		[CR_BACKEND_CUDA] = { 1, 0.8587, 1.1267, 1.0466, 1.0000 },
+		[CR_BACKEND_METAL] = { 1, 1.0000, 1.0000, 1.2130, 1.0000 },
+		[CR_BACKEND_ROCM] = { 1, 1.2022, 1.1174, 0.7406, 1.0000 },
+		[CR_BACKEND_VULKAN] = { 1, 1.0000, 1.0036, 0.8546, 1.0000 },
 		[CR_BACKEND_CPU] = { 1, 1.0000, 1.0000, 1.0000, 1.0000 },
 	},
-	.vulkan_vendor_prefill = { [CR_VENDOR_NVIDIA] = 1.6116, [CR_VENDOR_AMD] = 1.2491, [CR_VENDOR_INTEL] = 0.4123 },
-	.prefill_f16 = 1.0366,        /* F16 / BF16 weights (cuBLAS / GEMM path) */
-	.prefill_width_gain = 1.1711, /* x this per doubling of the hidden size over 4096 */
-	.moe_expert_tokens = 187.67,  /* m0: an expert GEMM of m tokens runs at sqrt(m / (m + m0)) */
+	.vulkan_vendor_prefill = { [CR_VENDOR_NVIDIA] = 1.7128, [CR_VENDOR_AMD] = 1.2505, [CR_VENDOR_INTEL] = 0.4005 },
+	.prefill_f16 = 1.0352,        /* F16 / BF16 weights (cuBLAS / GEMM path) */
+	.prefill_width_gain = 1.1653, /* x this per doubling of the hidden size over 4096 */
+	.moe_expert_tokens = 185.25,  /* m0: an expert GEMM of m tokens runs at sqrt(m / (m + m0)) */
 	/* attention FLOPs relative to weight FLOPs: psi x the backend's own factor (CPU: psi) */
-	.attention_cost = { [CR_BACKEND_CUDA] = 1.1712, [CR_BACKEND_METAL] = 1.7947, [CR_BACKEND_ROCM] = 1.9403, [CR_BACKEND_VULKAN] = 2.0351, [CR_BACKEND_CPU] = 1.6089 },
-	.prefill_layer_s = 2.068e-04,    /* per layer per micro-batch */
-	.prefill_kv_tokens = 62.29,  /* prompt tokens per pass over the KV cache */
+	.attention_cost = { [CR_BACKEND_CUDA] = 1.1797, [CR_BACKEND_METAL] = 1.8416, [CR_BACKEND_ROCM] = 2.0817, [CR_BACKEND_VULKAN] = 2.2720, [CR_BACKEND_CPU] = 1.6865 },
+	.prefill_layer_s = 2.130e-04,    /* per layer per micro-batch */
+	.prefill_kv_tokens = 65.99,  /* prompt tokens per pass over the KV cache */
 	/* Volta (compute capability 7.0), micro-batch >= 64: MUL_MAT_ID's generic path */
-	.volta_expert_s = 1.367e-05,     /* per expert with tokens, per MUL_MAT_ID: its own GEMM's kernels */
-	.volta_host_step_s = 1.119e-09,  /* per step of the host loop that sorts tokens by expert */
+	.volta_expert_s = 1.359e-05,     /* per expert with tokens, per MUL_MAT_ID: its own GEMM's kernels */
+	.volta_host_step_s = 1.152e-09,  /* per step of the host loop that sorts tokens by expert */
 	/* out of sample (leave one source out, 2025-26 rows): median absolute error, percent,
 	 * and the 10th / 90th percentiles of measured / predicted */
 	.decode_error_pct = { [CR_BACKEND_CUDA] = 9.6, [CR_BACKEND_METAL] = 12.6, [CR_BACKEND_ROCM] = 8.7, [CR_BACKEND_VULKAN] = 15.2, [CR_BACKEND_CPU] = 39.3 },
 	.decode_q10 = { [CR_BACKEND_CUDA] = 0.830, [CR_BACKEND_METAL] = 0.780, [CR_BACKEND_ROCM] = 0.762, [CR_BACKEND_VULKAN] = 0.620, [CR_BACKEND_CPU] = 0.573 },
 	.decode_q90 = { [CR_BACKEND_CUDA] = 1.223, [CR_BACKEND_METAL] = 1.189, [CR_BACKEND_ROCM] = 1.207, [CR_BACKEND_VULKAN] = 1.393, [CR_BACKEND_CPU] = 1.323 },
-	.prefill_error_pct = { [CR_BACKEND_CUDA] = 16.6, [CR_BACKEND_METAL] = 16.7, [CR_BACKEND_ROCM] = 21.8, [CR_BACKEND_VULKAN] = 33.9, [CR_BACKEND_CPU] = 27.8 },
-	.prefill_q10 = { [CR_BACKEND_CUDA] = 0.673, [CR_BACKEND_METAL] = 0.805, [CR_BACKEND_ROCM] = 0.604, [CR_BACKEND_VULKAN] = 0.504, [CR_BACKEND_CPU] = 0.637 },
-	.prefill_q90 = { [CR_BACKEND_CUDA] = 1.434, [CR_BACKEND_METAL] = 1.346, [CR_BACKEND_ROCM] = 1.441, [CR_BACKEND_VULKAN] = 1.931, [CR_BACKEND_CPU] = 1.835 },
+	.prefill_error_pct = { [CR_BACKEND_CUDA] = 15.8, [CR_BACKEND_METAL] = 13.5, [CR_BACKEND_ROCM] = 18.9, [CR_BACKEND_VULKAN] = 31.4, [CR_BACKEND_CPU] = 30.2 },
+	.prefill_q10 = { [CR_BACKEND_CUDA] = 0.724, [CR_BACKEND_METAL] = 0.812, [CR_BACKEND_ROCM] = 0.647, [CR_BACKEND_VULKAN] = 0.536, [CR_BACKEND_CPU] = 0.612 },
+	.prefill_q90 = { [CR_BACKEND_CUDA] = 1.415, [CR_BACKEND_METAL] = 1.383, [CR_BACKEND_ROCM] = 1.412, [CR_BACKEND_VULKAN] = 1.746, [CR_BACKEND_CPU] = 1.965 },
 };
 
 /* 2025-26 single-device rows per (backend, memory class, vendor): decode rows,
