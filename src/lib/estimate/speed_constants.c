@@ -33,7 +33,8 @@ const cr_speed_model cr_speed = {
 	.no_dp4a_flops = 12.296,      /* CUDA below compute capability 6.1: FP32-rate FLOPs per quantized weight */
 	.cpu_default_tflops = 0.700,  /* a CPU without a figure: the calibration CPUs' median */
 	.multi_gpu_factor = 1.0217,   /* layer split: cards in turn */
-	/* prefill: share of dense FP16 peak the weight GEMMs reach */
+	/* prefill: share of dense FP16 peak the weight GEMMs reach, on the newest build in the data
+	 * (an older build is slower: g in bench/speed-calibration, docs/methodology.md) */
 	.prefill_eff = { [CR_BACKEND_CUDA] = 0.4199, [CR_BACKEND_METAL] = 0.8646, [CR_BACKEND_ROCM] = 0.3919, [CR_BACKEND_VULKAN] = 0.2164, [CR_BACKEND_CPU] = 1.0004 },
 	.prefill_cell = {
 		[CR_BACKEND_CUDA] = { 1, 0.8587, 1.1267, 1.0466, 1.0000 },
