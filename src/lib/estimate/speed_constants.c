@@ -8,7 +8,7 @@
 
 const cr_speed_model cr_speed = {
 	/* decode: achievable share of peak bandwidth per memory class (CPU rows: DDR) */
-	.decode_eff = { [CR_MEMTYPE_AUTO] = 0.8604, [CR_MEMTYPE_HBM] = 0.5972, [CR_MEMTYPE_GDDR] = 0.8604, [CR_MEMTYPE_LPDDR] = 0.8344, [CR_MEMTYPE_DDR] = 0.7239 },
+	.decode_eff = { [CR_MEMTYPE_AUTO] = 0.8604, [CR_MEMTYPE_HBM] = 0.5972, [CR_MEMTYPE_GDDR] = 0.8604, [CR_MEMTYPE_LPDDR] = 0.8343, [CR_MEMTYPE_DDR] = 0.7305 },
 	/* per backend, and per (backend, memory class: AUTO, HBM, GDDR, LPDDR, DDR) */
 	.backend_eff = { [CR_BACKEND_CUDA] = 1.0000, [CR_BACKEND_METAL] = 0.9598, [CR_BACKEND_ROCM] = 0.9500, [CR_BACKEND_VULKAN] = 0.9767, [CR_BACKEND_CPU] = 1.0000 },
 	.cell_eff = {
@@ -21,21 +21,21 @@ const cr_speed_model cr_speed = {
 	/* Vulkan: per GPU vendor (driver and shader paths); 1 for any other */
 	.vulkan_vendor_eff = { [CR_VENDOR_NVIDIA] = 0.9327, [CR_VENDOR_AMD] = 1.1134, [CR_VENDOR_INTEL] = 0.5340 },
 	.kv_read_factor = 1.0345,     /* KV bytes cost this many weight bytes */
-	.legacy_quant_eff = 1.1012,   /* Q4_0 .. Q8_0 weights: read at this x the bandwidth share */
+	.legacy_quant_eff = 1.1013,   /* Q4_0 .. Q8_0 weights: read at this x the bandwidth share */
 	.decode_attention_cost = 9.164, /* decode attention FLOPs cost this many FP16-peak FLOPs */
 	/* seconds per layer per token: kernel launches and synchronisation */
-	.layer_s = { [CR_BACKEND_CUDA] = 1.275e-05, [CR_BACKEND_METAL] = 2.018e-05, [CR_BACKEND_ROCM] = 1.847e-05, [CR_BACKEND_VULKAN] = 1.620e-05, [CR_BACKEND_CPU] = 1.496e-05 },
+	.layer_s = { [CR_BACKEND_CUDA] = 1.275e-05, [CR_BACKEND_METAL] = 2.018e-05, [CR_BACKEND_ROCM] = 1.847e-05, [CR_BACKEND_VULKAN] = 1.620e-05, [CR_BACKEND_CPU] = 1.494e-05 },
 	/* GPUs, per layer: this many bytes at 1000 GB/s, x sqrt(BW / 1000) at BW */
 	.layer_bytes = 6.1205e+07,
 	.recurrent_layer_s = 2.305e-05,  /* per linear-attention / SSM layer */
 	.moe_expert_s = 2.380e-06,       /* per expert used, per MoE layer: its gathered matmuls */
-	.cpu_param_s = 3.768e-12,        /* CPU decode: per active parameter, on a 1-TFLOPS CPU */
+	.cpu_param_s = 3.848e-12,        /* CPU decode: per active parameter, on a 1-TFLOPS CPU */
 	.no_dp4a_flops = 12.296,      /* CUDA below compute capability 6.1: FP32-rate FLOPs per quantized weight */
 	.cpu_default_tflops = 0.700,  /* a CPU without a figure: the calibration CPUs' median */
 	.multi_gpu_factor = 1.0217,   /* layer split: cards in turn */
 	/* prefill: share of dense FP16 peak the weight GEMMs reach, on the newest build in the data
 	 * (an older build is slower: g in bench/speed-calibration, docs/methodology.md) */
-	.prefill_eff = { [CR_BACKEND_CUDA] = 0.4199, [CR_BACKEND_METAL] = 0.8646, [CR_BACKEND_ROCM] = 0.3919, [CR_BACKEND_VULKAN] = 0.2164, [CR_BACKEND_CPU] = 1.0004 },
+	.prefill_eff = { [CR_BACKEND_CUDA] = 0.4199, [CR_BACKEND_METAL] = 0.8646, [CR_BACKEND_ROCM] = 0.3919, [CR_BACKEND_VULKAN] = 0.2164, [CR_BACKEND_CPU] = 1.0003 },
 	.prefill_cell = {
 		[CR_BACKEND_CUDA] = { 1, 0.8587, 1.1267, 1.0466, 1.0000 },
 		[CR_BACKEND_METAL] = { 1, 1.0000, 1.0000, 1.2130, 1.0000 },
@@ -46,7 +46,7 @@ const cr_speed_model cr_speed = {
 	.vulkan_vendor_prefill = { [CR_VENDOR_NVIDIA] = 1.7128, [CR_VENDOR_AMD] = 1.2505, [CR_VENDOR_INTEL] = 0.4005 },
 	.prefill_f16 = 1.0352,        /* F16 / BF16 weights (cuBLAS / GEMM path) */
 	.prefill_width_gain = 1.1653, /* x this per doubling of the hidden size over 4096 */
-	.moe_expert_tokens = 185.25,  /* m0: an expert GEMM of m tokens runs at sqrt(m / (m + m0)) */
+	.moe_expert_tokens = 185.24,  /* m0: an expert GEMM of m tokens runs at sqrt(m / (m + m0)) */
 	/* attention FLOPs relative to weight FLOPs: psi x the backend's own factor (CPU: psi) */
 	.attention_cost = { [CR_BACKEND_CUDA] = 1.1797, [CR_BACKEND_METAL] = 1.8416, [CR_BACKEND_ROCM] = 2.0817, [CR_BACKEND_VULKAN] = 2.2720, [CR_BACKEND_CPU] = 1.6865 },
 	.prefill_layer_s = 2.130e-04,    /* per layer per micro-batch */
@@ -56,12 +56,12 @@ const cr_speed_model cr_speed = {
 	.volta_host_step_s = 1.152e-09,  /* per step of the host loop that sorts tokens by expert */
 	/* out of sample (leave one source out, 2025-26 rows): median absolute error, percent,
 	 * and the 10th / 90th percentiles of measured / predicted */
-	.decode_error_pct = { [CR_BACKEND_CUDA] = 9.6, [CR_BACKEND_METAL] = 12.6, [CR_BACKEND_ROCM] = 8.7, [CR_BACKEND_VULKAN] = 15.2, [CR_BACKEND_CPU] = 39.3 },
-	.decode_q10 = { [CR_BACKEND_CUDA] = 0.830, [CR_BACKEND_METAL] = 0.780, [CR_BACKEND_ROCM] = 0.762, [CR_BACKEND_VULKAN] = 0.620, [CR_BACKEND_CPU] = 0.573 },
-	.decode_q90 = { [CR_BACKEND_CUDA] = 1.223, [CR_BACKEND_METAL] = 1.189, [CR_BACKEND_ROCM] = 1.207, [CR_BACKEND_VULKAN] = 1.393, [CR_BACKEND_CPU] = 1.323 },
+	.decode_error_pct = { [CR_BACKEND_CUDA] = 9.6, [CR_BACKEND_METAL] = 12.6, [CR_BACKEND_ROCM] = 8.7, [CR_BACKEND_VULKAN] = 15.2, [CR_BACKEND_CPU] = 22.0 },
+	.decode_q10 = { [CR_BACKEND_CUDA] = 0.830, [CR_BACKEND_METAL] = 0.780, [CR_BACKEND_ROCM] = 0.762, [CR_BACKEND_VULKAN] = 0.620, [CR_BACKEND_CPU] = 0.708 },
+	.decode_q90 = { [CR_BACKEND_CUDA] = 1.223, [CR_BACKEND_METAL] = 1.189, [CR_BACKEND_ROCM] = 1.207, [CR_BACKEND_VULKAN] = 1.393, [CR_BACKEND_CPU] = 1.326 },
 	.prefill_error_pct = { [CR_BACKEND_CUDA] = 15.8, [CR_BACKEND_METAL] = 13.5, [CR_BACKEND_ROCM] = 18.9, [CR_BACKEND_VULKAN] = 31.4, [CR_BACKEND_CPU] = 30.2 },
-	.prefill_q10 = { [CR_BACKEND_CUDA] = 0.724, [CR_BACKEND_METAL] = 0.812, [CR_BACKEND_ROCM] = 0.647, [CR_BACKEND_VULKAN] = 0.536, [CR_BACKEND_CPU] = 0.612 },
-	.prefill_q90 = { [CR_BACKEND_CUDA] = 1.415, [CR_BACKEND_METAL] = 1.383, [CR_BACKEND_ROCM] = 1.412, [CR_BACKEND_VULKAN] = 1.746, [CR_BACKEND_CPU] = 1.965 },
+	.prefill_q10 = { [CR_BACKEND_CUDA] = 0.725, [CR_BACKEND_METAL] = 0.812, [CR_BACKEND_ROCM] = 0.647, [CR_BACKEND_VULKAN] = 0.536, [CR_BACKEND_CPU] = 0.612 },
+	.prefill_q90 = { [CR_BACKEND_CUDA] = 1.415, [CR_BACKEND_METAL] = 1.377, [CR_BACKEND_ROCM] = 1.412, [CR_BACKEND_VULKAN] = 1.746, [CR_BACKEND_CPU] = 1.965 },
 };
 
 /* 2025-26 single-device rows per (backend, memory class, vendor): decode rows,
