@@ -798,6 +798,13 @@ static const hostile_row hostile_rows[] = {
 	  "\"kv_heads\":[0,4,4,4],\"layer_pattern\":\"FM-F\"," MAMBA_OK, CR_ERR_INVALID,
 	  "models.json: models[0].kv_heads[1]: 4 on a layer without attention (layer_pattern 'M'); expected 0" },
 #undef MAMBA_OK
+	{ "token table above params", F_MODELS, "\"vocab\":32000,", "\"vocab\":600000,", CR_ERR_INVALID,
+	  "models.json: models[0].vocab: 600000 x hidden 2048 is 1228800000 parameters of token table, more than "
+	  "params (1000000000)" },
+	{ "routed experts above params", F_MODELS, "\"active_params\":1000000000",
+	  "\"active_params\":100000000,\"experts\":{\"total\":8,\"used\":2,\"shared\":0}", CR_ERR_INVALID,
+	  "models.json: models[0].active_params: 100000000 with 2 of 8 experts used: the routed experts would hold "
+	  "1200000000 parameters, more than params (1000000000)" },
 	{ "experts.used above experts.total", F_MODELS, "\"tied_embeddings\"",
 	  "\"experts\":{\"total\":8,\"used\":9,\"shared\":0},\"tied_embeddings\"",
 	  CR_ERR_INVALID, "models.json: models[0].experts.used: more experts used (9) than exist (8)" },

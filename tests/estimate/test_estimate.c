@@ -2202,6 +2202,65 @@ static void test_gpu_layers_and_cpu_moe(void **state)
 	assert_true(moe_cpu.decode_tokens_per_s < moe.decode_tokens_per_s);
 }
 
+/* A model whose active_params put more than all of its weights in the
+ * experts ((params - active) x e / (e - k) > params: expert_fraction at its
+ * cap of 1): --cpu-moe moves the experts to RAM, the output layer stays on the
+ * GPU with the layers, and no byte count goes below zero (a fuzzed catalog
+ * gave -263 MB of device weights, converted to uint64_t). */
+static void test_cpu_moe_inconsistent_experts(void **state)
+{
+	cr_rig r = gpu_rig(24, 1000, 1);
+	cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+	cr_model m = *ts_model("qwen3-30b-a3b");
+	cr_estimate e;
+
+	(void)state;
+	r.devices[1] = ram_device(256, 200);
+	r.n_devices = 2;
+	m.experts_total = m.experts_used + 1;
+	o.cpu_moe = true;
+	e = run(&m, ts_quant("Q4_K_M"), &r, &o);
+	assert_true(e.memory.device_weights_bytes > 0);
+	assert_true(e.memory.device_weights_bytes < e.memory.weights_bytes);
+	assert_true(e.memory.host_bytes < e.memory.weights_bytes);
+}
+
+/* A vocabulary x width that claims more output weight than the layers carry
+ * (Llama 4 Scout's shape with a vocabulary of 9 180 262: 47.0B of its 107.8B
+ * parameters in the output layer, while the token table is capped at half the
+ * weights): when the output layer leaves the GPU, what leaves is what the GPU
+ * held. The larger figure made one device's bytes -190 MB (tests/fuzz
+ * catalog_models corpus crash-vocab-output-above-layers), converted to
+ * uint64_t: a wrapped count near 2^64 with gcc. */
+static void test_output_weight_above_layers(void **state)
+{
+	cr_rig r = gpu_rig(24, 1000, 1);
+	cr_model m = *ts_model("llama-4-scout");
+
+	(void)state;
+	r.devices[1] = ram_device(64, 80);
+	r.n_devices = 2;
+	m.vocab = 9180262;
+	for (int i = 0; i < 8; i++) {
+		cr_estimate_opts o = CR_ESTIMATE_OPTS_INIT;
+		cr_estimate e;
+
+		o.n_ctx = i & 1 ? 4096 : 1;
+		o.flash_attn = i & 2;
+		o.gpu_layers = i & 4 ? 1 : -1;
+		o.cpu_moe = (i & 6) == 6;
+		e = run(&m, ts_quant("Q4_K_M"), &r, &o);
+		/* at most a few hundred GB here: nothing near 2^64 */
+		for (unsigned g = 0; g < r.n_devices; g++)
+			assert_true(e.devices[g].bytes_per_device < (1ull << 40));
+		assert_true(e.memory.device_bytes < (1ull << 40));
+		assert_true(e.memory.device_weights_bytes <= e.memory.weights_bytes);
+		/* the GPU keeps its share of the layers: more than nothing */
+		if (e.offload_fraction < 1)
+			assert_true(e.devices[0].bytes_per_device > e.memory.compute_bytes);
+	}
+}
+
 /* llama.cpp's op offload: with the experts in RAM, the first GPU's compute
  * buffer holds a copy of one expert tensor beside the FFN activations.
  * Logged (bench/data/gpu_memory_logs.csv row 2, ik_llama.cpp discussion 357,
@@ -2848,6 +2907,8 @@ int main(void)
 		cmocka_unit_test(test_embedding_model),
 		cmocka_unit_test(test_gpu_layers_and_cpu_moe),
 		cmocka_unit_test(test_gpu_layers_count_output),
+		cmocka_unit_test(test_cpu_moe_inconsistent_experts),
+		cmocka_unit_test(test_output_weight_above_layers),
 		cmocka_unit_test(test_op_offload_copy),
 		cmocka_unit_test(test_op_offload_no_gpu_layer),
 		cmocka_unit_test(test_memory_totals),

@@ -678,6 +678,10 @@ static int read_model(jr_ctx *c, const cJSON *o, cr_model *m)
 	m->hidden = (uint32_t)v[5];
 	m->ffn = (uint32_t)v[6];
 	m->n_heads = (uint32_t)v[7];
+	if ((double)m->vocab * m->hidden > (double)m->params)
+		return jr_fail(c, CR_ERR_INVALID, "vocab",
+			       "%u x hidden %u is %.0f parameters of token table, more than params (%llu)",
+			       m->vocab, m->hidden, (double)m->vocab * m->hidden, (unsigned long long)m->params);
 	if ((rc = read_kv_heads(c, o, m)) ||
 	    (rc = jr_req_uint(c, o, "head_dim_k", 1, 65536, &v[0])) ||
 	    (rc = jr_req_uint(c, o, "head_dim_v", 1, 65536, &v[1])) ||
@@ -790,6 +794,18 @@ static int read_model(jr_ctx *c, const cJSON *o, cr_model *m)
 		m->experts_dense_ffn = (uint32_t)v[4];
 		m->experts_shared_ffn = (uint32_t)v[5];
 		m->experts_every = (uint32_t)v[6];
+		/* active = params - routed x (1 - used / total), so the routed
+		 * experts hold (params - active) x total / (total - used). */
+		if (v[1] < v[0]) {
+			double routed = (double)(m->params - m->active_params) * (double)v[0] / (double)(v[0] - v[1]);
+
+			if (routed > (double)m->params)
+				return jr_fail(c, CR_ERR_INVALID, "active_params",
+					       "%llu with %u of %u experts used: the routed experts would hold %.0f "
+					       "parameters, more than params (%llu)",
+					       (unsigned long long)m->active_params, m->experts_used, m->experts_total,
+					       routed, (unsigned long long)m->params);
+		}
 	}
 	if (cJSON_HasObjectItem(o, "vision")) {
 		if ((rc = read_sub_uints(c, o, "vision", vis_keys, vis_lo, 1u << 20, v, 7, 8)))

@@ -557,6 +557,16 @@ static double cpu_moe_share(const cr_model *m, const cr_estimate_opts *o)
 /* Q6_K bits per weight (ggml-common.h block_q6_K: 210 bytes per 256). */
 #define OUTPUT_MIN_BPW 6.5625
 
+/* A byte count held as a double, for the reports: a sum of terms that cancel
+ * can come out a few bytes below zero, and a hostile model's arithmetic far
+ * beyond any memory; converting either to uint64_t unchecked is undefined. */
+static uint64_t bytes_u64(double x)
+{
+	if (!(x > 0))
+		return 0;
+	return x < 0x1p64 ? (uint64_t)x : UINT64_MAX;
+}
+
 /* The output weight: vocab x n_embd at the mix's bits per weight, at least
  * Q6_K's (llama-quantize's rule above; F16 and Q8_0 files keep their own). */
 static double output_weight_bytes(const cr_model *m, double weights)
@@ -1057,8 +1067,16 @@ static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_op
 	 * token_embd, TENSOR_DUPLICATED). */
 	host_w = emb;
 	dev_w = weights - emb + (m->tied_embeddings || m->task == CR_TASK_EMBEDDING ? emb : 0);
-	if (o->cpu_moe || o->n_cpu_moe)
+	if (o->cpu_moe || o->n_cpu_moe) {
+		/* The output layer is not an expert: a model whose active_params put
+		 * every other byte in the experts (expert_fraction at its cap of 1)
+		 * still keeps it with the layers. */
+		double experts_max = dev_w - output_weight_bytes(m, weights);
+
 		p->expert_sys = expert_fraction(m) * (weights - emb) * cpu_moe_share(m, o);
+		if (p->expert_sys > experts_max)
+			p->expert_sys = experts_max > 0 ? experts_max : 0;
+	}
 	host_extra = host_w + output + mm_host;
 	p->unified_host = t->acc_unified && !t->has_sys ? host_extra : 0;
 	p->mm_dev = mm_dev;
@@ -1124,9 +1142,12 @@ static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_op
 	 * own spill, or -ngl N <= n_layer before PR 18148: gpu_placement) its
 	 * weight leaves the accelerators (op offload copies it back into the
 	 * compute buffer, above); with the output layer on a GPU (-ngl N >= 1)
-	 * its whole weight stays there, f of it moved back from RAM. */
+	 * its whole weight stays there, f of it moved back from RAM. What leaves
+	 * is never more than the output weight the layers carry (out_w: a
+	 * hostile vocabulary x width can claim more than the file holds). */
 	if ((p->f > 0 || !p->out_acc) && t->has_sys && !p->filled)
-		p->out_moved = p->out_acc ? -p->f * p->out_w : (1.0 - p->f) * output_weight_bytes(m, weights);
+		p->out_moved = p->out_acc ? -p->f * p->out_w
+			     : (1.0 - p->f) * fmin(output_weight_bytes(m, weights), p->out_w);
 	/* Every layer on a Metal GPU: the mapping spans the whole file (tiers_for_weights);
 	 * with layers or experts in RAM the range depends on which, and is not modelled. */
 	if (p->f == 0 && p->expert_sys == 0)
@@ -1158,8 +1179,8 @@ static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_op
 		}
 		/* The pooled margin below is the headroom on each device. */
 		margin_acc = (double)o->headroom_bytes;
-		p->mem.device_weights_bytes = (uint64_t)(dev_weights + p->mapped);
-		p->mem.compute_bytes = (uint64_t)(dev_compute + p->offload);
+		p->mem.device_weights_bytes = bytes_u64(dev_weights + p->mapped);
+		p->mem.compute_bytes = bytes_u64(dev_compute + p->offload);
 	}
 	p->fits = free_acc >= 0;
 	p->tight = free_acc < margin_acc;
@@ -1175,20 +1196,20 @@ static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_op
 		p->fits = false; /* nowhere to put the rest (validate() reports it) */
 	}
 
-	p->mem.weights_bytes = (uint64_t)(host_w + dev_w + p->mapped);
+	p->mem.weights_bytes = bytes_u64(host_w + dev_w + p->mapped);
 	if (p->n_gpus < 2) {
-		p->mem.device_weights_bytes = (uint64_t)((1.0 - p->f) * (dev_w - p->expert_sys) - p->out_moved + p->mapped);
-		p->mem.compute_bytes = (uint64_t)(compute * t->n_acc + p->offload);
+		p->mem.device_weights_bytes = bytes_u64((1.0 - p->f) * (dev_w - p->expert_sys) - p->out_moved + p->mapped);
+		p->mem.compute_bytes = bytes_u64(compute * t->n_acc + p->offload);
 	}
-	p->mem.overhead_bytes = (uint64_t)t->acc_overhead;
-	p->mem.device_bytes = (uint64_t)(p->acc_bytes + t->acc_overhead);
-	p->mem.host_bytes = (uint64_t)sys_bytes;
-	p->mem.available_bytes = (uint64_t)t->acc_usable;
+	p->mem.overhead_bytes = bytes_u64(t->acc_overhead);
+	p->mem.device_bytes = bytes_u64(p->acc_bytes + t->acc_overhead);
+	p->mem.host_bytes = bytes_u64(sys_bytes);
+	p->mem.available_bytes = bytes_u64(t->acc_usable);
 	p->mem.total_bytes = p->mem.device_bytes;
 	if (t->has_sys) {
 		/* The rig's RAM is one of its tiers: count and offer it. */
 		p->mem.total_bytes += p->mem.host_bytes;
-		p->mem.available_bytes += (uint64_t)t->sys_cap;
+		p->mem.available_bytes += bytes_u64(t->sys_cap);
 	}
 	/* Discrete GPUs alone: host RAM is not part of the rig; host_bytes is
 	 * reported apart, not in the total compared with VRAM. Unified memory:
@@ -1940,8 +1961,8 @@ static void fill_devices(const cr_model *m, const cr_rig *r, const tiers *t, con
 		const cr_device *d = &r->devices[g];
 		cr_device_use *u = &out->devices[g];
 
-		u->usable_per_device = (uint64_t)device_usable(d);
-		u->reserve_per_device = d->kind == CR_MEM_SYSTEM ? 0 : (uint64_t)device_overhead(d);
+		u->usable_per_device = bytes_u64(device_usable(d));
+		u->reserve_per_device = d->kind == CR_MEM_SYSTEM ? 0 : bytes_u64(device_overhead(d));
 		if (p->n_gpus >= 2 && d->kind != CR_MEM_SYSTEM) {
 			/* A layer split: the group's fullest device, its mean layers. */
 			uint32_t layers = 0;
@@ -1960,7 +1981,7 @@ static void fill_devices(const cr_model *m, const cr_rig *r, const tiers *t, con
 			double sys = t->n_acc ? (double)out->memory.host_bytes
 					      : (double)out->memory.total_bytes;
 
-			u->bytes_per_device = (uint64_t)(sys / t->sys_cap * device_usable(d));
+			u->bytes_per_device = bytes_u64(sys / t->sys_cap * device_usable(d));
 			u->layers_per_device = t->n_acc ? p->f * m->n_layers * device_usable(d) / t->sys_cap
 							: (double)m->n_layers / d->count;
 			continue;
@@ -1968,7 +1989,7 @@ static void fill_devices(const cr_model *m, const cr_rig *r, const tiers *t, con
 		{
 			double share = device_usable(d) / t->acc_usable;
 
-			u->bytes_per_device = (uint64_t)((1.0 - p->f) * p->layer_bytes * share +
+			u->bytes_per_device = bytes_u64((1.0 - p->f) * p->layer_bytes * share +
 							 p->unified_host * share + p->compute + offload - out_moved + mapped + mm +
 							 device_overhead(d));
 			offload = 0;
