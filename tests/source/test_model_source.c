@@ -281,6 +281,28 @@ static void test_local_split(void **state)
 	snprintf(path, sizeof(path), "%s/split-no-past-count.hdr.gguf", CLEFRUN_GGUF_FIXTURES);
 	o.allow_truncated = true;
 	expect_fail(path, &o, CR_ERR_INVALID, CR_REASON_NONE);
+	o.allow_truncated = false;
+
+	/* Part 1 under a name that does not say which part of how many: one
+	 * message, naming the file once. */
+	{
+		static const char *const names[] = { "renamed.gguf", "x-00001-of-00003.gguf", "y-00002-of-00002.gguf" };
+		static const char *const says[] = { "the name does not end in -00001-of-00002.gguf",
+						    "the header says part 1 of 2, but the name says part 1 of 3",
+						    "the header says part 1 of 2, but the name says part 2 of 2" };
+
+		for (size_t i = 0; i < 3; i++) {
+			cr_error err = CR_ERROR_INIT;
+			cr_model_source *bad = NULL;
+
+			run_cmd("cp '%s/tiny-split-00001-of-00002.gguf' '%s/%s'", CLEFRUN_GGUF_FIXTURES, www, names[i]);
+			snprintf(path, sizeof(path), "%s/%s", www, names[i]);
+			assert_int_equal(cr_model_source_resolve(path, &o, &bad, &err), CR_ERR_INVALID);
+			assert_null(bad);
+			assert_non_null(strstr(err.message, says[i]));
+			assert_null(strstr(strstr(err.message, names[i]) + 1, names[i]));
+		}
+	}
 }
 
 static void test_local_reasons(void **state)

@@ -373,7 +373,8 @@ static int load_part(const ctx *c, const char *where, cr_model_source *m, cr_err
 static int load_split(const ctx *c, cr_model_source *m, cr_error *err)
 {
 	const char *first = m->location;
-	uint32_t count = 1, no = 0;
+	uint32_t count = 1, no = 0, name_no = 0, name_count = 0;
+	size_t plen = 0;
 	cr_error e2 = CR_ERROR_INIT;
 	char name[CR_URL_MAX * 2];
 	shown sh;
@@ -396,9 +397,19 @@ static int load_split(const ctx *c, cr_model_source *m, cr_error *err)
 	if (count > CR_MODEL_SOURCE_MAX_PARTS)
 		return cr_seterr(err, CR_ERR_RANGE, "%s: split.count %u is above %d parts", show(first, &sh), count,
 				 CR_MODEL_SOURCE_MAX_PARTS);
+	/* The other parts are found by the name: it must say which part of how many. */
+	if (!cr_gguf_split_parse(first, &plen, &name_no, &name_count))
+		return cr_seterr(err, CR_ERR_INVALID,
+				 "%s: split.count is %u, but the name does not end in -00001-of-%05u.gguf, so the "
+				 "other parts cannot be found (give part 1 under its own name)",
+				 show(first, &sh), count, count);
+	if (name_count != count || name_no != 1)
+		return cr_seterr(err, CR_ERR_INVALID,
+				 "%s: the header says part 1 of %u, but the name says part %u of %u", show(first, &sh),
+				 count, name_no, name_count);
 	for (uint32_t k = 2; k <= count; k++) {
 		if ((rc = cr_gguf_split_name(first, k, name, sizeof(name), &e2)))
-			return cr_seterr(err, rc, "%s: split.count is %u but %s", show(first, &sh), count, e2.message);
+			return cr_seterr(err, rc, "%s", e2.message);
 		if ((rc = load_part(c, name, m, err)))
 			return rc;
 	}
