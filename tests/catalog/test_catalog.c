@@ -799,7 +799,7 @@ static const hostile_row hostile_rows[] = {
 	  "models.json: models[0].kv_heads[1]: 4 on a layer without attention (layer_pattern 'M'); expected 0" },
 #undef MAMBA_OK
 	{ "token table above params", F_MODELS, "\"vocab\":32000,", "\"vocab\":600000,", CR_ERR_INVALID,
-	  "models.json: models[0].vocab: 600000 x hidden 2048 is 1228800000 parameters of token table, more than "
+	  "models.json: models[0].vocab: 600000 x hidden 2048 puts 1228800000 parameters in the token table, more than "
 	  "params (1000000000)" },
 	{ "routed experts above params", F_MODELS, "\"active_params\":1000000000",
 	  "\"active_params\":100000000,\"experts\":{\"total\":8,\"used\":2,\"shared\":0}", CR_ERR_INVALID,

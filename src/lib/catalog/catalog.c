@@ -680,7 +680,7 @@ static int read_model(jr_ctx *c, const cJSON *o, cr_model *m)
 	m->n_heads = (uint32_t)v[7];
 	if ((double)m->vocab * m->hidden > (double)m->params)
 		return jr_fail(c, CR_ERR_INVALID, "vocab",
-			       "%u x hidden %u is %.0f parameters of token table, more than params (%llu)",
+			       "%u x hidden %u puts %.0f parameters in the token table, more than params (%llu)",
 			       m->vocab, m->hidden, (double)m->vocab * m->hidden, (unsigned long long)m->params);
 	if ((rc = read_kv_heads(c, o, m)) ||
 	    (rc = jr_req_uint(c, o, "head_dim_k", 1, 65536, &v[0])) ||

@@ -576,6 +576,14 @@ static double output_weight_bytes(const cr_model *m, double weights)
 	return (double)m->vocab * m->hidden * (avg > OUTPUT_MIN_BPW / 8.0 ? avg : OUTPUT_MIN_BPW / 8.0);
 }
 
+/* The output layer's weight on the device: the token table where the model
+ * ties it (or, an embedding model, has no head: llama.cpp takes the table),
+ * else output_weight_bytes. `emb`: embedding_bytes. */
+static double output_layer_bytes(const cr_model *m, double weights, double emb)
+{
+	return m->tied_embeddings || m->task == CR_TASK_EMBEDDING ? emb : output_weight_bytes(m, weights);
+}
+
 static double op_offload_extra(const cr_model *m, const cr_estimate_opts *o, double weights,
 			       const tiers *t, double compute, double ffn_peak, bool layers_in_ram)
 {
@@ -697,7 +705,7 @@ static void slots_init(const cr_model *m, const cr_estimate_opts *o, double weig
 {
 	uint32_t n_rec = cr_model_count_layers(m, CR_LAYER_RECURRENT);
 
-	s->out_w = m->tied_embeddings || m->task == CR_TASK_EMBEDDING ? emb : output_weight_bytes(m, weights);
+	s->out_w = output_layer_bytes(m, weights, emb);
 	if (s->out_w > dev_w - expert_sys)
 		s->out_w = dev_w - expert_sys;
 	s->lw = (dev_w - expert_sys - s->out_w) / m->n_layers;
@@ -1071,7 +1079,7 @@ static void make_plan(const cr_model *m, const profile *pf, const cr_estimate_op
 		/* The output layer is not an expert: a model whose active_params put
 		 * every other byte in the experts (expert_fraction at its cap of 1)
 		 * still keeps it with the layers. */
-		double experts_max = dev_w - output_weight_bytes(m, weights);
+		double experts_max = dev_w - output_layer_bytes(m, weights, emb);
 
 		p->expert_sys = expert_fraction(m) * (weights - emb) * cpu_moe_share(m, o);
 		if (p->expert_sys > experts_max)
